@@ -1,0 +1,44 @@
+# Two commands for a newcomer: `make run` and `make test`. Both install everything first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PY_STAMP := $(VENV)/.installed
+NPM_STAMP := node_modules/.installed
+SYS_STAMP := .system-deps-checked
+
+.PHONY: install run test lint format check-deploy bench clean
+
+install: $(SYS_STAMP) $(PY_STAMP) $(NPM_STAMP)
+
+# apt packages: bubblewrap + libseccomp2 (sandbox), chromium (browser tests), redis (broker).
+$(SYS_STAMP): scripts/install-system-deps.sh
+	bash scripts/install-system-deps.sh
+	touch $@
+
+$(PY_STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	touch $@
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+run: install
+	bash scripts/run.sh
+
+test: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: install
+	$(PY) bench/sandbox.py
+
+clean:
+	rm -rf $(VENV) node_modules $(SYS_STAMP) staticfiles

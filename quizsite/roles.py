@@ -1,0 +1,21 @@
+"""The Instructors group: staff who author question and exercise content in the admin."""
+
+from django.contrib.auth.models import Group, Permission
+
+INSTRUCTORS_GROUP = "Instructors"
+# Apps whose models instructors author. Student-owned rows (attempts, submissions) are
+# read-only to them: they may view them but not forge or delete them.
+CONTENT_APPS = ("questions", "grader")
+READ_ONLY_MODELS = ("attempt", "submission")
+
+
+def instructors_group_sync() -> Group:
+    group, _ = Group.objects.get_or_create(name=INSTRUCTORS_GROUP)
+    perms = Permission.objects.filter(content_type__app_label__in=CONTENT_APPS)
+    allowed = [
+        p
+        for p in perms
+        if p.content_type.model not in READ_ONLY_MODELS or p.codename.startswith("view_")
+    ]
+    group.permissions.set(allowed)
+    return group

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `make run`: migrate, load content, demo accounts, Redis if needed, a Celery worker + beat,
+# and the web server. Ctrl-C stops everything this script started.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBUG="${DEBUG:-true}"
+PY=.venv/bin/python
+PORT="${PORT:-8000}"
+REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
+export REDIS_URL
+pids=()
+cleanup() {
+  trap - INT TERM EXIT
+  echo
+  echo "Stopping: ${pids[*]:-nothing}"
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup INT TERM EXIT
+
+$PY manage.py migrate --noinput
+$PY manage.py demo_accounts
+
+if ! $PY -c "import redis,os; redis.Redis.from_url(os.environ['REDIS_URL'], socket_connect_timeout=1).ping()" 2>/dev/null; then
+  if command -v redis-server >/dev/null; then
+    port=$($PY -c "import os,urllib.parse as u; print(u.urlparse(os.environ['REDIS_URL']).port or 6379)")
+    echo "Starting redis-server on port $port"
+    redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no &
+    pids+=($!)
+    sleep 0.5
+  else
+    echo "WARNING: nothing answers at $REDIS_URL and redis-server is not installed; submissions will wait in the database until a broker is up." >&2
+  fi
+fi
+
+.venv/bin/celery -A quizsite worker --loglevel=INFO --concurrency="${WORKERS:-2}" -n "worker@%h" &
+pids+=($!)
+.venv/bin/celery -A quizsite beat --loglevel=INFO --schedule=/tmp/quizsite-celerybeat-schedule &
+pids+=($!)
+$PY manage.py runserver "127.0.0.1:$PORT" --noreload &
+pids+=($!)
+sleep 1
+echo
+echo "  The site is up: http://127.0.0.1:$PORT/   (Ctrl-C stops everything)"
+echo
+wait -n "${pids[@]}" || true
