@@ -157,12 +157,56 @@ SPECTACULAR_SETTINGS = {
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-# Celery: see quizsite/celery.py; the grading settings with their reasons are in grader issue 5.
+# Celery. The Submission row is the source of truth; the broker only carries ids.
 CELERY_BROKER_URL = REDIS_URL
+# JSON only: a task message is an id, and pickle on a broker is remote code execution.
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# The row is the result; a result backend would be a second, stale copy.
 CELERY_TASK_IGNORE_RESULT = True
+# Ack after grading, so a worker killed mid-grade leaves the message to be redelivered.
+CELERY_TASK_ACKS_LATE = True
+# ...and requeue (not fail) the message when the pool child running it dies.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# One message at a time per process: a slow grade must not hold others' submissions hostage.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Above the sandbox's largest wall limit (grader.limits), so the sandbox's own watchdog fires
+# first and gives the student a precise verdict; these only catch a wedged worker.
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=60)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=90)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # Above the hard time limit: Redis redelivers unacked messages after this, and a shorter
+    # value would hand a still-running grade to a second worker.
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300),
+    # Fail fast when Redis is down: the row is already stored and the sweeper will enqueue it.
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+}
+# Don't let a submit request hang retrying a dead broker: the sweeper is the retry.
+CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Tasks running when the broker connection drops are cancelled and redelivered, not duplicated.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stuck-submissions": {
+        "task": "grader.sweep_submissions",
+        "schedule": env.float("GRADER_SWEEP_SECONDS", default=15.0),
+    }
+}
+
+# Grading pipeline (see grader/services/submissions.py).
+# A claim on a running submission lasts this long; past it the sweeper may hand it to another
+# worker. Above the hard time limit so a live grade is never taken from its worker.
+GRADER_LEASE_SECONDS = env.float("GRADER_LEASE_SECONDS", default=120.0)
+# Rows still queued after this long were probably never published (Redis down or restarted).
+GRADER_REQUEUE_AFTER_SECONDS = env.float("GRADER_REQUEUE_AFTER_SECONDS", default=30.0)
+# Deliveries of one submission before it is declared an internal error (never charged).
+GRADER_MAX_ATTEMPTS = env.int("GRADER_MAX_ATTEMPTS", default=3)
+GRADER_MAX_QUEUED_PER_USER = env.int("GRADER_MAX_QUEUED_PER_USER", default=5)
+GRADER_MAX_QUEUED_TOTAL = env.int("GRADER_MAX_QUEUED_TOTAL", default=2000)
+# Run with the remaining layers where the kernel lacks Landlock (logged loudly at startup).
+SANDBOX_ALLOW_NO_LANDLOCK = env.bool("SANDBOX_ALLOW_NO_LANDLOCK", default=False)
 
 LOGGING = {
     "version": 1,

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from grader.submission_urls import api_urlpatterns
 from quizsite import views
 
 admin.site.site_header = "Attention quiz: authoring"
@@ -18,4 +19,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("questions.urls")),
     path("", include("grader.urls")),
+    path("", include("grader.submission_urls")),
+    path("", include(api_urlpatterns)),
 ]

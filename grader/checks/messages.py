@@ -1,0 +1,59 @@
+"""Every student-facing message of the checks, as constants and templates that tests assert on.
+
+A message says what was tested (the contract) and how the output was wrong; it never shows a
+hidden input or an expected value, except the public worked example and the summary numbers of
+the saturation check (mean top weight and entropy), which are the point of that check.
+"""
+
+PASSED = "Passed."
+
+# Running the function.
+CALL_ERROR = "On {what}, your function raised an error:\n{error}"
+NOT_RUN = "On {what}, your function did not finish: {reason}"
+NOT_RUN_DEFAULT = "the run stopped before this call."
+NOT_NUMERIC = "On {what}, your function returned {got}, not a numeric array."
+NOT_FINITE = "On {what}, your output contains NaN or infinity."
+SHAPE = "On {what}, the output must have shape {expected}; yours has shape {got}."
+VALUES = (
+    "On {what}, your output differs from the expected values: the largest difference is "
+    "{diff:.3g} (allowed: {atol:g} + {rtol:g} × |expected|)."
+)
+
+# Worked example (seed 002: public, so its numbers may be shown).
+WORKED_EXAMPLE = (
+    "On the worked example (3 tokens, d_k = 4), the output must be {expected} to within {atol:g}; "
+    "yours is {got}."
+)
+
+# Saturation: the message reports the student's and the reference's numbers.
+SATURATION = (
+    "At d_k = {d_k} with unit-variance Q and K, your attention weights have a mean top weight of "
+    "{top:.3f} and a mean row entropy of {entropy:.3f} nats; correctly scaled attention keeps "
+    "a mean top weight of {ref_top:.3f} and an entropy of {ref_entropy:.3f} nats "
+    "(allowed difference: {top_tol:g} and {entropy_tol:g} nats)."
+)
+SATURATION_PASSED = (
+    "At d_k = {d_k}, your attention weights keep their spread: mean top weight {top:.3f} "
+    "(expected {ref_top:.3f}), mean row entropy {entropy:.3f} nats (expected {ref_entropy:.3f})."
+)
+
+# Normalisation and masking.
+NOT_NORMALIZED = (
+    "On {what}, the attention weights (your output with V = identity) must be non-negative and "
+    "each row must sum to 1; the worst row sums to {worst:.6g}."
+)
+SOFTMAX_NOT_NORMALIZED = (
+    "On {what}, the outputs must be non-negative and sum to 1 along the axis; the worst slice "
+    "sums to {worst:.6g}."
+)
+MASK_LEAK = (
+    "On {what}, masked keys (mask False) must get zero weight; your largest weight on a masked "
+    "key is {leak:.3g}."
+)
+
+# Inputs.
+MUTATED = "Your function changed its input {arg} in place; it must leave its inputs unchanged."
+MUTATED_SHAPE = "Your function changed the shape of its input {arg}."
+
+# The check could not be set up (our fault, e.g. bad parameters saved in the admin).
+NO_PROBES = "This check has no inputs with its current parameters."

@@ -1,0 +1,138 @@
+"""Exercises, their hidden checks, and submissions (the database is the source of truth)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from grader.limits import CODE_MAX_BYTES
+
+
+class Exercise(models.Model):
+    class Kind(models.TextChoices):
+        # The kind selects the trusted reference and the known wrong implementations.
+        ATTENTION = "attention", "Scaled dot-product attention"
+        MULTI_HEAD = "multi-head-attention", "Multi-head attention"
+        SOFTMAX = "softmax", "Softmax"
+
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    kind = models.CharField(max_length=40, choices=Kind.choices)
+    statement = models.TextField(help_text="Markdown with math; the exact contract students see.")
+    starter_code = models.TextField()
+    entry_point = models.CharField(max_length=80)
+    reference_solution = models.TextField(
+        help_text="Never shown to students. Validate runs it through the sandbox; it must pass."
+    )
+    question_slug = models.SlugField(
+        blank=True, help_text="The interview question this exercise demonstrates."
+    )
+    time_limit_seconds = models.FloatField(default=5.0)
+    memory_limit_mb = models.PositiveIntegerField(default=512)
+    deadline = models.DateTimeField(
+        null=True, blank=True, help_text="Checks shown 'after deadline' are revealed after this."
+    )
+    is_published = models.BooleanField(default=True)
+    order = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("order", "slug")
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("grader:exercise-detail", kwargs={"slug": self.slug})
+
+    @property
+    def deadline_passed(self) -> bool:
+        return self.deadline is not None and timezone.now() >= self.deadline
+
+
+class ExerciseCheck(models.Model):
+    """One hidden check of an exercise: a named check from the library with its parameters."""
+
+    class Visibility(models.TextChoices):
+        SHOWN = "shown", "Message shown to students"
+        HIDDEN = "hidden", "Only pass/fail shown"
+        AFTER_DEADLINE = "after-deadline", "Message shown after the deadline"
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="checks")
+    name = models.CharField(max_length=80, help_text="A check from the library (grader.checks).")
+    label = models.CharField(max_length=200, blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    weight = models.FloatField(default=1.0)
+    visibility = models.CharField(
+        max_length=20, choices=Visibility.choices, default=Visibility.SHOWN
+    )
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("order", "id")
+
+    def __str__(self) -> str:
+        return self.label or self.name
+
+
+class Submission(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        PASSED = "passed", "Passed"
+        FAILED = "failed", "Failed"
+        ERROR = "error", "Error"  # the student's code could not be evaluated
+        INTERNAL_ERROR = "internal-error", "Internal error"  # ours; never charged
+
+    FINAL_STATUSES = (Status.PASSED, Status.FAILED, Status.ERROR, Status.INTERNAL_ERROR)
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"
+    )
+    exercise = models.ForeignKey(Exercise, on_delete=models.PROTECT, related_name="submissions")
+    code = models.TextField(max_length=CODE_MAX_BYTES)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    score = models.FloatField(null=True, blank=True)
+    # Per-check results: [{"name", "label", "passed", "message", "weight", "visibility"}].
+    checks = models.JSONField(default=list, blank=True)
+    diagnosis = models.JSONField(default=list, blank=True)  # misconception codes
+    message = models.TextField(blank=True)  # student-facing summary (e.g. the syntax error)
+    stdout = models.TextField(blank=True)  # what the code printed, capped; shown escaped
+    plots = models.JSONField(default=dict, blank=True)  # hidden-free pictures of the function
+    seed = models.BigIntegerField()  # seed of the hidden inputs: a verdict can be replayed
+    attempts = models.PositiveSmallIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    # Phase timestamps, as PrairieLearn records them.
+    received_at = models.DateTimeField(default=timezone.now)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # A claim on a running row expires, so a worker that died mid-grade doesn't hold it forever.
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-received_at", "-id")
+        indexes = [
+            models.Index(fields=["status", "lease_expires_at"]),
+            models.Index(fields=["user", "exercise", "-received_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.exercise.slug} by {self.user} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL_STATUSES
+
+    def lease_expired(self, now: timezone.datetime | None = None) -> bool:
+        now = now or timezone.now()
+        return self.lease_expires_at is not None and self.lease_expires_at <= now
+
+    @staticmethod
+    def lease_for(seconds: float) -> timezone.datetime:
+        return timezone.now() + timedelta(seconds=seconds)

@@ -1,0 +1,160 @@
+"""Trusted reference implementations of the three exercise kinds. No Django imports.
+
+The checks judge a student's outputs against these. They always compute in float64, whatever
+the input dtype, so a float32 submission is compared with the exact answer for its (float32)
+inputs and the tolerance alone decides how much float32 rounding is acceptable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+KIND_ATTENTION = "attention"
+KIND_MULTI_HEAD = "multi-head-attention"
+KIND_SOFTMAX = "softmax"
+KINDS = (KIND_ATTENTION, KIND_MULTI_HEAD, KIND_SOFTMAX)
+
+
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Softmax along ``axis``, stable for any finite input (the max is subtracted first)."""
+    x = np.asarray(x, dtype=np.float64)
+    # -inf entries (masked keys) stay -inf after the shift and become exactly 0.
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def attention_weights(
+    Q: np.ndarray,  # noqa: N803 - the names of the formula
+    K: np.ndarray,  # noqa: N803
+    mask: np.ndarray | None = None,
+) -> np.ndarray:
+    """softmax(Q Kᵀ / √d_k) with masked-out keys (mask False) given zero weight."""
+    Q = np.asarray(Q, dtype=np.float64)  # noqa: N806
+    K = np.asarray(K, dtype=np.float64)  # noqa: N806
+    d_k = Q.shape[-1]
+    scores = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(np.asarray(mask, dtype=bool), scores, -np.inf)
+    return softmax(scores, axis=-1)
+
+
+def attention(
+    Q: np.ndarray,  # noqa: N803
+    K: np.ndarray,  # noqa: N803
+    V: np.ndarray,  # noqa: N803
+    mask: np.ndarray | None = None,
+) -> np.ndarray:
+    """Scaled dot-product attention: softmax(Q Kᵀ / √d_k) V, batch dimensions broadcast."""
+    return attention_weights(Q, K, mask) @ np.asarray(V, dtype=np.float64)
+
+
+def _split_heads(t: np.ndarray, n_heads: int) -> np.ndarray:
+    """(..., n, d_model) -> (..., h, n, d_head): head h takes columns h·d_head … (h+1)·d_head−1."""
+    *lead, n, d_model = t.shape
+    t = t.reshape(*lead, n, n_heads, d_model // n_heads)
+    return np.swapaxes(t, -2, -3)
+
+
+def head_mask(mask: np.ndarray | None) -> np.ndarray | None:
+    """A mask broadcastable to (..., n, n), given a head axis so it broadcasts to (..., h, n, n)."""
+    if mask is None:
+        return None
+    m = np.asarray(mask, dtype=bool)
+    while m.ndim < 2:
+        m = m[np.newaxis]
+    return m[..., np.newaxis, :, :]
+
+
+def multi_head_attention(
+    X: np.ndarray,  # noqa: N803
+    W_q: np.ndarray,  # noqa: N803
+    W_k: np.ndarray,  # noqa: N803
+    W_v: np.ndarray,  # noqa: N803
+    W_o: np.ndarray,  # noqa: N803
+    n_heads: int,
+    mask: np.ndarray | None = None,
+) -> np.ndarray:
+    """Multi-head attention; each head scales by √d_head, d_head = d_model / n_heads."""
+    X = np.asarray(X, dtype=np.float64)  # noqa: N806
+    n_heads = int(n_heads)
+    q, k, v = (_split_heads(X @ np.asarray(w, dtype=np.float64), n_heads) for w in (W_q, W_k, W_v))
+    heads = attention(q, k, v, head_mask(mask))  # (..., h, n, d_head)
+    heads = np.swapaxes(heads, -2, -3)  # (..., n, h, d_head)
+    concat = heads.reshape(*heads.shape[:-2], X.shape[-1])
+    return concat @ np.asarray(W_o, dtype=np.float64)
+
+
+def evaluate(kind: str, args: Sequence[Any], kwargs: Mapping[str, Any] | None = None) -> np.ndarray:
+    """The reference output for one call of an exercise of ``kind``."""
+    kwargs = dict(kwargs or {})
+    if kind == KIND_ATTENTION:
+        return attention(*args, **kwargs)
+    if kind == KIND_MULTI_HEAD:
+        return multi_head_attention(*args, **kwargs)
+    if kind == KIND_SOFTMAX:
+        return softmax(*args, **kwargs)
+    raise ValueError(f"unknown exercise kind {kind!r}")
+
+
+# The reference solutions as students would write them: the text stored in
+# Exercise.reference_solution by the seed migration, run through the sandbox by Validate.
+REFERENCE_SOURCES: dict[str, str] = {
+    KIND_ATTENTION: '''import numpy as np
+
+
+def attention(Q, K, V, mask=None):
+    """softmax(Q Kᵀ / √d_k) V; mask is True where a query may attend to a key."""
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V
+''',
+    KIND_MULTI_HEAD: '''import numpy as np
+
+
+def _attention(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    return (weights / weights.sum(axis=-1, keepdims=True)) @ V
+
+
+def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    """Each head attends over its own d_head = d_model / n_heads columns."""
+    *lead, n, d_model = X.shape
+    d_head = d_model // n_heads
+
+    def split(t):
+        # (..., n, d_model) -> (..., n_heads, n, d_head)
+        return np.swapaxes(t.reshape(*lead, n, n_heads, d_head), -2, -3)
+
+    q, k, v = split(X @ W_q), split(X @ W_k), split(X @ W_v)
+    if mask is not None:
+        mask = np.asarray(mask, dtype=bool)
+        while mask.ndim < 2:
+            mask = mask[np.newaxis]
+        mask = mask[..., np.newaxis, :, :]  # the same mask for every head
+    heads = _attention(q, k, v, mask)
+    concat = np.swapaxes(heads, -2, -3).reshape(*lead, n, d_model)
+    return concat @ W_o
+''',
+    KIND_SOFTMAX: '''import numpy as np
+
+
+def softmax(x, axis=-1):
+    """Stable softmax: subtracting the max changes nothing mathematically and avoids overflow."""
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+''',
+}

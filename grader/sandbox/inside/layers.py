@@ -1,0 +1,311 @@
+"""The isolation layers a child applies to itself before any student code runs.
+
+Bind-mounted into the sandbox; standard library plus pyseccomp only. Every function raises
+LayerError when its layer cannot be applied *and verified*: the caller then refuses to run
+anything (fail closed).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import resource
+import signal
+import struct
+from dataclasses import dataclass
+
+
+class LayerError(RuntimeError):
+    """A layer could not be applied: nothing may run."""
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+_libc.prctl.restype = ctypes.c_int
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
+PR_GET_NO_NEW_PRIVS = 39
+
+CAP_KILL = 5
+CAP_SETGID = 6
+CAP_SETUID = 7
+# The only capabilities the zygote keeps (bubblewrap --cap-add): drop uid/gid, kill children.
+ZYGOTE_CAPS = (1 << CAP_KILL) | (1 << CAP_SETGID) | (1 << CAP_SETUID)
+
+
+def prctl(option: int, arg2: int = 0) -> int:
+    res = _libc.prctl(option, arg2, 0, 0, 0)
+    if res < 0:
+        err = ctypes.get_errno()
+        raise LayerError(f"prctl({option}) failed: {os.strerror(err)}")
+    return res
+
+
+def proc_status() -> dict[str, str]:
+    out = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            out[key] = value.strip()
+    return out
+
+
+def capabilities() -> dict[str, int]:
+    status = proc_status()
+    return {k: int(status[k], 16) for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}
+
+
+# ----------------------------------------------------------------------------------------------
+# Landlock, through raw syscalls: the PyPI package covers only the filesystem, and network
+# (ABI 4) and scoping (ABI 6) are what keep a child off Redis and away from other processes.
+
+SYS_LANDLOCK_CREATE_RULESET = 444
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
+LANDLOCK_CREATE_RULESET_VERSION = 1
+LANDLOCK_RULE_PATH_BENEATH = 1
+
+FS_EXECUTE = 1 << 0
+FS_WRITE_FILE = 1 << 1
+FS_READ_FILE = 1 << 2
+FS_READ_DIR = 1 << 3
+FS_REMOVE_DIR = 1 << 4
+FS_REMOVE_FILE = 1 << 5
+FS_MAKE_CHAR = 1 << 6
+FS_MAKE_DIR = 1 << 7
+FS_MAKE_REG = 1 << 8
+FS_MAKE_SOCK = 1 << 9
+FS_MAKE_FIFO = 1 << 10
+FS_MAKE_BLOCK = 1 << 11
+FS_MAKE_SYM = 1 << 12
+FS_REFER = 1 << 13  # ABI 2
+FS_TRUNCATE = 1 << 14  # ABI 3
+FS_IOCTL_DEV = 1 << 15  # ABI 5
+NET_BIND_TCP = 1 << 0  # ABI 4
+NET_CONNECT_TCP = 1 << 1  # ABI 4
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+SCOPE_SIGNAL = 1 << 1  # ABI 6
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, or 0 when Landlock is missing or disabled."""
+    res = _libc.syscall(
+        SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), LANDLOCK_CREATE_RULESET_VERSION
+    )
+    return max(int(res), 0)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    fd: int
+    abi: int
+    # What this kernel let us restrict, for the startup log.
+    net: bool
+    scoped: bool
+
+
+def build_ruleset(abi: int) -> Ruleset:
+    """A read-only view of the whole (already minimal) filesystem, no TCP, scoped signals.
+
+    Built once in the zygote while it is still root (the rule needs an open descriptor of /),
+    and applied by each child with restrict_self.
+    """
+    if abi < 1:
+        raise LayerError("Landlock is not available in this kernel")
+    fs = (1 << 13) - 1
+    if abi >= 2:
+        fs |= FS_REFER
+    if abi >= 3:
+        fs |= FS_TRUNCATE
+    if abi >= 5:
+        fs |= FS_IOCTL_DEV
+    net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
+    if abi >= 6:
+        attr = struct.pack("<QQQ", fs, net, scoped)
+    elif abi >= 4:
+        attr = struct.pack("<QQ", fs, net)
+    else:
+        attr = struct.pack("<Q", fs)
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    fd = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, buf, ctypes.c_size_t(len(attr)), 0)
+    if fd < 0:
+        raise LayerError(f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}")
+    root = os.open("/", os.O_PATH | os.O_CLOEXEC)
+    try:
+        # Read files and list directories anywhere in the sandbox's view; nothing else
+        # (no write, no execute, no device ioctl).
+        rule = struct.pack("<Qi", FS_READ_FILE | FS_READ_DIR, root)
+        rbuf = ctypes.create_string_buffer(rule, len(rule))
+        res = _libc.syscall(SYS_LANDLOCK_ADD_RULE, fd, LANDLOCK_RULE_PATH_BENEATH, rbuf, 0)
+        if res < 0:
+            raise LayerError(f"landlock_add_rule: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(root)
+    return Ruleset(fd=fd, abi=abi, net=bool(net), scoped=bool(scoped))
+
+
+def landlock_restrict(ruleset_fd: int) -> None:
+    if _libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset_fd, 0) < 0:
+        raise LayerError(f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
+
+
+# ----------------------------------------------------------------------------------------------
+# seccomp: a deny list on top of everything else. Errors rather than kills, so student code
+# sees an ordinary PermissionError and the verdict stays readable.
+
+DENIED_SYSCALLS = (
+    # No network, no IPC with the outside.
+    "socket",
+    "socketpair",
+    "connect",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
+    # No new programs, no new processes (threads stay allowed, see clone below).
+    "execve",
+    "execveat",
+    "fork",
+    "vfork",
+    # No looking into or controlling other processes.
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_open",
+    "pidfd_getfd",
+    "pidfd_send_signal",
+    "kcmp",
+    # No changing the filesystem view or namespaces.
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "fanotify_init",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    # Kernel attack surface a numpy function never needs.
+    "bpf",
+    "perf_event_open",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "userfaultfd",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "syslog",
+    "personality",
+    "modify_ldt",
+    "iopl",
+    "ioperm",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+    "mknod",
+    "mknodat",
+    "vhangup",
+    "lookup_dcookie",
+    "setuid",
+    "setgid",
+    "setreuid",
+    "setregid",
+    "setresuid",
+    "setresgid",
+    "setgroups",
+    "setfsuid",
+    "setfsgid",
+    "capset",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "tkill",
+)
+
+CLONE_THREAD = 0x00010000
+
+
+def load_seccomp(my_pid: int) -> None:
+    import pyseccomp as sc
+
+    f = sc.SyscallFilter(sc.ALLOW)
+    eperm = sc.ERRNO(errno.EPERM)
+    for name in DENIED_SYSCALLS:
+        f.add_rule(eperm, name)
+    # glibc tries clone3 first; ENOSYS makes it fall back to clone, which we can filter by
+    # flags (clone3 passes them in memory). EPERM here left OpenBLAS spinning.
+    f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    # clone only for threads: a new process needs CLONE_THREAD unset.
+    f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
+    # Signals only to itself (by pid or, for raise(), tgkill with its own tgid).
+    f.add_rule(eperm, "kill", sc.Arg(0, sc.NE, my_pid))
+    f.add_rule(eperm, "tgkill", sc.Arg(0, sc.NE, my_pid))
+    f.load()
+
+
+# ----------------------------------------------------------------------------------------------
+# rlimits and the uid drop.
+
+
+def set_rlimit(which: int, soft: int, hard: int) -> None:
+    try:
+        resource.setrlimit(which, (soft, hard))
+    except (OSError, ValueError) as e:
+        raise LayerError(f"setrlimit({which}, {soft}, {hard}): {e}") from e
+    if resource.getrlimit(which) != (soft, hard):
+        raise LayerError(f"rlimit {which} did not stick")
+
+
+def vm_size_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def drop_uid(uid: int, gid: int) -> None:
+    if uid <= 0 or gid <= 0:
+        raise LayerError("refusing to run student code as root")
+    try:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    except OSError as e:
+        raise LayerError(f"uid drop: {e}") from e
+    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (gid, gid, gid):
+        raise LayerError("uid drop did not stick")
+    if os.getgroups():
+        raise LayerError("supplementary groups remain")
+    caps = capabilities()
+    if caps["CapEff"] or caps["CapPrm"] or caps["CapAmb"]:
+        raise LayerError(f"capabilities remain after the uid drop: {caps}")
+
+
+def reset_signals() -> None:
+    # SIGPIPE stays ignored (Python's default) so a closed pipe is an exception, not a kill.
+    for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGXCPU):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())

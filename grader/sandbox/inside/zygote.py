@@ -1,0 +1,427 @@
+"""The zygote: a warm Python with numpy imported, forking one child per grade ahead of time.
+
+Runs inside bubblewrap (see grader/sandbox/launcher.py), started as
+``python -I -B /sandbox/zygote.py CONFIG_JSON``. It never holds hidden tests: the trusted
+parent talks to each child directly over pipes whose ends the zygote hands over with
+SCM_RIGHTS. The zygote only forks, kills on request and reports exits.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the script dir out
+
+import fcntl  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import linecache  # noqa: E402
+import select  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import traceback  # noqa: E402
+import types  # noqa: E402
+from typing import Any  # noqa: E402
+
+import layers  # noqa: E402
+import protocol as p  # noqa: E402
+
+STUDENT_FILENAME = "submission.py"
+PIPE_SIZE = 1 << 20
+
+
+def send(ctrl: socket.socket, msg: dict[str, Any], fds: list[int] | None = None) -> None:
+    data = json.dumps(msg).encode()
+    if fds:
+        socket.send_fds(ctrl, [data], fds)
+    else:
+        ctrl.send(data)
+
+
+# ----------------------------------------------------------------------------------------------
+# Zygote
+
+
+def check_outer_layers() -> None:
+    """Refuse to serve if bubblewrap did not give us what the launcher asked for."""
+    if os.getuid() != 0:
+        raise layers.LayerError("zygote must start as (namespaced) root to drop to a slot uid")
+    caps = layers.capabilities()
+    for key in ("CapEff", "CapPrm", "CapBnd", "CapInh", "CapAmb"):
+        if caps[key] & ~layers.ZYGOTE_CAPS:
+            raise layers.LayerError(f"bubblewrap left extra capabilities: {key}={caps[key]:#x}")
+    if caps["CapEff"] != layers.ZYGOTE_CAPS:
+        raise layers.LayerError(f"zygote lacks setuid/setgid/kill: CapEff={caps['CapEff']:#x}")
+    names = sorted(name for _, name in socket.if_nameindex())
+    if names != ["lo"]:
+        raise layers.LayerError(f"not in an empty network namespace: {names}")
+    if os.getpid() > 16:
+        raise layers.LayerError("not in a fresh pid namespace")
+    for probe in ("/usr/.sandbox-probe", "/sandbox/.sandbox-probe"):
+        try:
+            with open(probe, "w"):
+                pass
+        except OSError:
+            continue
+        os.unlink(probe)
+        raise layers.LayerError(f"bind mount is writable: {probe}")
+
+
+def warm_imports() -> None:
+    # numpy 2 imports these lazily; a child would pay for them (and might not be able to read
+    # them after the uid drop if a parent directory were private).
+    import numpy as np
+    import numpy.fft
+    import numpy.linalg
+    import numpy.random  # noqa: F401
+
+    a = np.ones((8, 64))
+    (a @ a.T).sum()
+    buf = io.BytesIO()
+    np.save(buf, a, allow_pickle=False)
+    buf.seek(0)
+    np.load(buf, allow_pickle=False)
+    traceback.TracebackException.from_exception(ValueError("warm"))
+    import pyseccomp  # noqa: F401  (fails closed here if libseccomp is unreachable)
+
+
+def zygote_main() -> None:
+    cfg = json.loads(sys.argv[1])
+    ctrl = socket.socket(fileno=cfg["ctrl_fd"])
+    os.set_inheritable(ctrl.fileno(), False)
+    try:
+        layers.prctl(layers.PR_SET_DUMPABLE, 0)
+        check_outer_layers()
+        warm_imports()
+        abi = layers.landlock_abi()
+        ruleset: layers.Ruleset | None = None
+        if abi >= 1:
+            ruleset = layers.build_ruleset(abi)
+        elif not cfg["allow_no_landlock"]:
+            raise layers.LayerError("Landlock is not available and SANDBOX_ALLOW_NO_LANDLOCK is off")
+    except Exception as e:
+        send(ctrl, {"op": "fatal", "msg": f"{type(e).__name__}: {e}"})
+        os._exit(1)
+    send(
+        ctrl,
+        {
+            "op": "hello",
+            "pid": os.getpid(),
+            "landlock_abi": abi,
+            "landlock_net": bool(ruleset and ruleset.net),
+            "landlock_scoped": bool(ruleset and ruleset.scoped),
+        },
+    )
+    serve(ctrl, cfg, ruleset)
+
+
+def serve(ctrl: socket.socket, cfg: dict[str, Any], ruleset: layers.Ruleset | None) -> None:
+    live: dict[int, int] = {}  # pidfd -> pid
+    zygote_pid = os.getpid()
+    while True:
+        ready, _, _ = select.select([ctrl, *live], [], [])
+        for fd in ready:
+            if fd is ctrl:
+                continue
+            pid = live.pop(fd)
+            os.close(fd)
+            _, status, ru = os.wait4(pid, 0)
+            msg: dict[str, Any] = {
+                "op": "exit",
+                "pid": pid,
+                "cpu": ru.ru_utime + ru.ru_stime,
+                "maxrss_kb": ru.ru_maxrss,
+            }
+            if os.WIFSIGNALED(status):
+                msg["signal"] = os.WTERMSIG(status)
+            else:
+                msg["code"] = os.WEXITSTATUS(status)
+            send(ctrl, msg)
+        if ctrl in ready:
+            data = ctrl.recv(4096)
+            if not data:  # the parent is gone: take everything down with us
+                for pid in live.values():
+                    os.kill(pid, signal.SIGKILL)
+                os._exit(0)
+            msg = json.loads(data)
+            if msg["op"] == "spawn":
+                pid, pidfd = spawn(ctrl, cfg, ruleset, zygote_pid)
+                live[pidfd] = pid
+            elif msg["op"] == "kill":
+                # Only our own, not yet reaped children: a reaped pid could have been reused.
+                if msg["pid"] in live.values():
+                    os.kill(msg["pid"], signal.SIGKILL)
+
+
+def spawn(
+    ctrl: socket.socket, cfg: dict[str, Any], ruleset: layers.Ruleset | None, zygote_pid: int
+) -> tuple[int, int]:
+    req_r, req_w = os.pipe2(os.O_CLOEXEC)
+    res_r, res_w = os.pipe2(os.O_CLOEXEC)
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    for fd in (req_w, res_w):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = p.EXIT_LAYER_FAILED
+        try:
+            ctrl.close()
+            code = child_main(cfg, ruleset, zygote_pid, req_r, res_w, out_w)
+        finally:
+            os._exit(code)  # never fall back into the zygote's loop
+    for fd in (req_r, res_w, out_w):
+        os.close(fd)
+    pidfd = os.pidfd_open(pid)
+    send(ctrl, {"op": "child", "pid": pid}, [req_w, res_r, out_r])
+    for fd in (req_w, res_r, out_r):
+        os.close(fd)
+    return pid, pidfd
+
+
+# ----------------------------------------------------------------------------------------------
+# Child: apply every layer, then wait for one request.
+
+
+def child_main(
+    cfg: dict[str, Any],
+    ruleset: layers.Ruleset | None,
+    zygote_pid: int,
+    req_r: int,
+    res_w: int,
+    out_w: int,
+) -> int:
+    res_fd = res_w
+    try:
+        apply_layers(cfg, ruleset, zygote_pid, req_r, res_w, out_w)
+        res_fd = p.CHILD_RESULT_FD
+    except BaseException as e:
+        try:
+            p.write_all(res_fd, p.frame(p.LAYER_FAILED, f"{type(e).__name__}: {e}".encode()))
+        except OSError:
+            pass
+        return p.EXIT_LAYER_FAILED
+    p.write_all(p.CHILD_RESULT_FD, p.frame(p.READY, b""))
+    return handle_request(cfg)
+
+
+def apply_layers(
+    cfg: dict[str, Any],
+    ruleset: layers.Ruleset | None,
+    zygote_pid: int,
+    req_r: int,
+    res_w: int,
+    out_w: int,
+) -> None:
+    import resource
+
+    os.setsid()
+    layers.prctl(layers.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != zygote_pid:
+        raise layers.LayerError("zygote died during the fork")
+    layers.reset_signals()
+
+    # Only the descriptors we need, at fixed numbers; everything inherited is closed.
+    devnull = os.open("/dev/null", os.O_RDONLY)
+    wanted = [devnull, out_w, out_w, res_w, req_r, ruleset.fd if ruleset else devnull]
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100 + i) for i, fd in enumerate(wanted)]
+    for target, fd in enumerate(high):
+        os.dup2(fd, target, inheritable=False)
+    os.closerange(len(high), 1 << 16)
+    if not ruleset:
+        os.close(p.CHILD_RULESET_FD)
+
+    os.environ.clear()  # also unsetenv()s each variable
+    os.chdir("/")
+
+    lim = cfg["rlimits"]
+    layers.set_rlimit(resource.RLIMIT_CORE, 0, 0)
+    layers.set_rlimit(resource.RLIMIT_FSIZE, lim["fsize"], lim["fsize"])
+    layers.set_rlimit(resource.RLIMIT_NOFILE, lim["nofile"], lim["nofile"])
+    layers.set_rlimit(resource.RLIMIT_NPROC, lim["nproc"], lim["nproc"])
+    layers.set_rlimit(resource.RLIMIT_MEMLOCK, 0, 0)
+    layers.set_rlimit(resource.RLIMIT_MSGQUEUE, 0, 0)
+    # The largest limits an instructor may set; each request lowers them to its own values.
+    layers.set_rlimit(resource.RLIMIT_CPU, lim["cpu_max"], lim["cpu_max"] + 1)
+    as_max = layers.vm_size_bytes() + lim["memory_max_mb"] * 2**20
+    layers.set_rlimit(resource.RLIMIT_AS, as_max, as_max)
+
+    layers.drop_uid(cfg["uid"], cfg["gid"])
+    layers.prctl(layers.PR_SET_NO_NEW_PRIVS, 1)
+    if layers.prctl(layers.PR_GET_NO_NEW_PRIVS) != 1:
+        raise layers.LayerError("no_new_privs did not stick")
+    if ruleset:
+        layers.landlock_restrict(p.CHILD_RULESET_FD)
+        os.close(p.CHILD_RULESET_FD)
+    layers.load_seccomp(os.getpid())
+    if layers.proc_status().get("Seccomp") != "2":
+        raise layers.LayerError("seccomp filter is not active")
+
+
+# ----------------------------------------------------------------------------------------------
+# Child: run the student's module on the calls.
+
+
+def emit(kind: bytes, payload: bytes = b"") -> None:
+    p.write_all(p.CHILD_RESULT_FD, p.frame(kind, payload))
+
+
+def emit_json(kind: bytes, obj: Any) -> None:
+    emit(kind, json.dumps(obj).encode())
+
+
+def flush_std() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: S110  (the student may have replaced or closed it)
+            pass
+
+
+def student_traceback(exc: BaseException, limit_chars: int) -> str:
+    """The traceback restricted to the student's own frames: no sandbox paths or internals."""
+    try:
+        te = traceback.TracebackException.from_exception(exc)
+        stack: list[traceback.TracebackException] = []
+        seen = set()
+        node: traceback.TracebackException | None = te
+        while node is not None and id(node) not in seen:
+            seen.add(id(node))
+            stack.append(node)
+            node = node.__cause__ or node.__context__
+        for node in stack:
+            frames = [f for f in node.stack if f.filename == STUDENT_FILENAME]
+            node.stack = traceback.StackSummary.from_list(frames)
+        text = "".join(te.format())
+    except Exception:
+        text = f"{type(exc).__name__}\n"
+    if len(text) > limit_chars:
+        text = "...\n" + text[-limit_chars:]
+    return text
+
+
+def encode_array(value: Any, max_bytes: int) -> bytes | dict[str, Any]:
+    import numpy as np
+
+    arr = np.asarray(value).view(np.ndarray)
+    if arr.dtype.kind not in "biuf" or arr.dtype.itemsize > 8:
+        return {"code": "not-numeric", "type": type(value).__name__, "dtype": str(arr.dtype)}
+    if arr.nbytes > max_bytes:
+        return {"code": "too-large", "nbytes": int(arr.nbytes)}
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(arr), allow_pickle=False)
+    return buf.getvalue()
+
+
+def handle_request(cfg: dict[str, Any]) -> int:
+    import resource
+
+    import numpy as np
+
+    max_frame = cfg["max_request_bytes"]
+    kind, header_bytes = p.read_frame(p.CHILD_REQUEST_FD, max_frame)
+    if kind != p.REQ_HEADER:
+        return p.EXIT_LAYER_FAILED
+    header = json.loads(header_bytes)
+    kind, code_bytes = p.read_frame(p.CHILD_REQUEST_FD, max_frame)
+    if kind != p.REQ_CODE:
+        return p.EXIT_LAYER_FAILED
+    blobs = []
+    for _ in range(header["n_arrays"]):
+        kind, blob = p.read_frame(p.CHILD_REQUEST_FD, max_frame)
+        if kind != p.REQ_ARRAY:
+            return p.EXIT_LAYER_FAILED
+        blobs.append(blob)
+    os.close(p.CHILD_REQUEST_FD)
+
+    # This request's own limits, lower than the ones set before the request came.
+    cpu = header["cpu_seconds"]
+    layers.set_rlimit(resource.RLIMIT_CPU, cpu, cpu + 1)
+    as_limit = layers.vm_size_bytes() + header["memory_mb"] * 2**20
+    layers.set_rlimit(resource.RLIMIT_AS, as_limit, as_limit)
+
+    max_chars = cfg["max_error_chars"]
+    max_out = cfg["max_array_bytes"]
+    try:
+        source = code_bytes.decode("utf-8", "replace")
+        linecache.cache[STUDENT_FILENAME] = (
+            len(source),
+            None,
+            source.splitlines(True),
+            STUDENT_FILENAME,
+        )
+        try:
+            code = compile(source, STUDENT_FILENAME, "exec", dont_inherit=True)
+        except SyntaxError as e:
+            emit_json(p.SYNTAX, {"line": e.lineno, "msg": str(e.msg)})
+            return 0
+        except (ValueError, RecursionError, MemoryError, OverflowError) as e:
+            emit_json(p.SYNTAX, {"line": None, "msg": f"{type(e).__name__}: {e}"})
+            return 0
+
+        module = types.ModuleType("submission")
+        module.__file__ = STUDENT_FILENAME
+        sys.modules["submission"] = module
+        try:
+            exec(code, module.__dict__)  # noqa: S102  (inside the sandbox: that is the point)
+        except MemoryError:
+            flush_std()
+            emit(p.MEMORY)
+            return 0
+        except SystemExit:
+            raise
+        except BaseException as e:
+            flush_std()
+            emit(p.IMPORT, student_traceback(e, max_chars).encode())
+            return 0
+        fn = module.__dict__.get(header["entry_point"])
+        if not callable(fn):
+            flush_std()
+            emit(p.MISSING)
+            return 0
+        emit(p.LOADED)
+
+        def arg(spec: dict[str, Any]) -> Any:
+            if "a" in spec:
+                return np.load(io.BytesIO(blobs[spec["a"]]), allow_pickle=False)
+            return spec["v"]
+
+        for call in header["calls"]:
+            args = [arg(s) for s in call["args"]]
+            kwargs = {k: arg(s) for k, s in call["kwargs"].items()}
+            try:
+                result = fn(*args, **kwargs)
+                encoded = encode_array(result, max_out)
+            except MemoryError:
+                flush_std()
+                emit(p.MEMORY)
+                return 0
+            except SystemExit:
+                raise
+            except BaseException as e:
+                emit_json(
+                    p.CALL_ERROR,
+                    {"code": "exception", "traceback": student_traceback(e, max_chars)},
+                )
+                continue
+            if isinstance(encoded, dict):
+                emit_json(p.CALL_ERROR, encoded)
+                continue
+            emit(p.OUTPUT, encoded)
+            if call["return_inputs"]:
+                for a in [*args, *kwargs.values()]:
+                    if isinstance(a, np.ndarray):
+                        after = encode_array(a, max_out)
+                        emit(p.INPUT_AFTER, after if isinstance(after, bytes) else b"")
+        flush_std()
+        emit(p.DONE)
+        return 0
+    except SystemExit as e:
+        flush_std()
+        return e.code if isinstance(e.code, int) and 0 <= e.code < 256 else 1
+
+
+if __name__ == "__main__":
+    zygote_main()

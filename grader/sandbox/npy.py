@@ -1,0 +1,90 @@
+"""Reading .npy bytes that came from untrusted code, and writing the ones we send in.
+
+The header is parsed and checked by hand (magic, version, a plain numeric dtype, shape whose
+size matches the bytes exactly, a size bound) before numpy sees the data, and numpy then reads
+it with ``allow_pickle=False``. No object arrays, no pickles, no subclasses.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import math
+import struct
+
+import numpy as np
+
+MAGIC = b"\x93NUMPY"
+HEADER_MAX_BYTES = 4096
+# Plain numeric dtypes only (bool, signed/unsigned int, float up to 8 bytes), either byte order.
+ALLOWED_DESCR = frozenset(
+    f"{order}{kind}{size}"
+    for order in "<>|"
+    for kind, sizes in (("b", (1,)), ("i", (1, 2, 4, 8)), ("u", (1, 2, 4, 8)), ("f", (2, 4, 8)))
+    for size in sizes
+)
+MAX_NDIM = 32
+
+
+class UnsafeArray(ValueError):
+    """The bytes are not a plain numeric .npy array within bounds."""
+
+
+def dumps(arr: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(arr), allow_pickle=False)
+    return buf.getvalue()
+
+
+def check_header(data: bytes, max_bytes: int) -> tuple[np.dtype, tuple[int, ...]]:
+    if len(data) < 10 or data[:6] != MAGIC:
+        raise UnsafeArray("not .npy")
+    major = data[6]
+    if major == 1:
+        (hlen,) = struct.unpack("<H", data[8:10])
+        start = 10
+    elif major in (2, 3):
+        if len(data) < 12:
+            raise UnsafeArray("truncated")
+        (hlen,) = struct.unpack("<I", data[8:12])
+        start = 12
+    else:
+        raise UnsafeArray("unknown .npy version")
+    if hlen > HEADER_MAX_BYTES or start + hlen > len(data):
+        raise UnsafeArray("bad header length")
+    try:
+        header = ast.literal_eval(data[start : start + hlen].decode("latin1"))
+    except (ValueError, SyntaxError, MemoryError, RecursionError) as e:
+        raise UnsafeArray("unparsable header") from e
+    if not isinstance(header, dict) or set(header) != {"descr", "fortran_order", "shape"}:
+        raise UnsafeArray("bad header keys")
+    descr, fortran, shape = header["descr"], header["fortran_order"], header["shape"]
+    if not isinstance(descr, str) or descr not in ALLOWED_DESCR:
+        raise UnsafeArray("dtype not allowed")
+    if not isinstance(fortran, bool):
+        raise UnsafeArray("bad fortran_order")
+    if (
+        not isinstance(shape, tuple)
+        or len(shape) > MAX_NDIM
+        or not all(type(n) is int and n >= 0 for n in shape)
+    ):
+        raise UnsafeArray("bad shape")
+    dtype = np.dtype(descr)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > max_bytes:
+        raise UnsafeArray("array too large")
+    if len(data) - start - hlen != nbytes:
+        raise UnsafeArray("data length does not match the header")
+    return dtype, shape
+
+
+def loads(data: bytes, max_bytes: int) -> np.ndarray:
+    """An untrusted .npy payload as a plain, native ndarray, or UnsafeArray."""
+    check_header(data, max_bytes)
+    try:
+        arr = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e:
+        raise UnsafeArray("numpy refused it") from e
+    if type(arr) is not np.ndarray or arr.dtype.kind not in "biuf" or arr.dtype.hasobject:
+        raise UnsafeArray("not a plain numeric array")
+    return arr

@@ -1,0 +1,33 @@
+"""Celery tasks: thin, they take ids and call services."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.db import DatabaseError, InterfaceError
+
+from grader.services.submissions import submission_grade, submissions_sweep
+from grader.worker import executor_get, worker_identity
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(
+    name="grader.grade_submission",
+    # A locked SQLite file or a PostgreSQL restart: retry; the claim makes reruns harmless.
+    autoretry_for=(DatabaseError, InterfaceError),
+    retry_backoff=1,
+    retry_backoff_max=30,
+    max_retries=8,
+)
+def grade_submission(submission_id: int) -> str | None:
+    return submission_grade(
+        submission_id=submission_id, worker=worker_identity(), executor=executor_get()
+    )
+
+
+@shared_task(name="grader.sweep_submissions", autoretry_for=(DatabaseError,), max_retries=3)
+def sweep_submissions() -> dict[str, int]:
+    report = submissions_sweep()
+    return {"requeued": report.requeued, "abandoned": report.abandoned}

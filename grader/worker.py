@@ -1,0 +1,64 @@
+"""The warm sandbox of a worker process: started once, self-checked, reused for every grade."""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import socket
+import threading
+
+from celery.signals import worker_process_init, worker_process_shutdown
+from django.conf import settings
+
+from grader.executors import Executor
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_executor: Executor | None = None
+_failed = False
+
+
+def worker_identity() -> str:
+    # host:pid names one pool process: it is what a claim records and a fault test kills.
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def executor_get() -> Executor | None:
+    """This process's sandbox, or None if it refused to start (the task then fails closed)."""
+    global _executor, _failed
+    with _lock:
+        if _executor is None and not _failed:
+            from grader.sandbox import SandboxExecutor
+
+            try:
+                executor = SandboxExecutor(allow_no_landlock=settings.SANDBOX_ALLOW_NO_LANDLOCK)
+                executor.self_check()
+            except Exception:
+                log.critical("sandbox refused to start in %s; not grading here", worker_identity(),
+                             exc_info=True)
+                _failed = True
+                return None
+            _executor = executor
+            atexit.register(executor.close)
+        return _executor
+
+
+def executor_close() -> None:
+    global _executor
+    with _lock:
+        if _executor is not None:
+            _executor.close()
+            _executor = None
+
+
+@worker_process_init.connect
+def _warm_up(**_: object) -> None:
+    # Start the zygote and run the escape probes before the first task arrives.
+    executor_get()
+
+
+@worker_process_shutdown.connect
+def _shut_down(**_: object) -> None:
+    executor_close()

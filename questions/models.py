@@ -1,0 +1,280 @@
+"""The question bank: questions, follow-ups, wrong answers, key points, attempts, pages."""
+
+from __future__ import annotations
+
+import re
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from questions import assessment
+
+
+class Level(models.TextChoices):
+    L1 = "L1", "L1 · screen"
+    L2 = "L2", "L2 · working"
+    L3 = "L3", "L3 · senior"
+
+
+class Status(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    PUBLISHED = "published", "Published"
+
+
+class CheckKind(models.TextChoices):
+    NUMBER = "number", "Number (with tolerance)"
+    SHAPE = "shape", "Shape, e.g. (n, n)"
+    CHOICE = "choice", "Choice"
+    TEXT = "text", "Free text with key points"
+
+
+def _pattern_lines(raw: str) -> tuple[str, ...]:
+    return tuple(line.strip() for line in raw.splitlines() if line.strip())
+
+
+def _validate_patterns(raw: str) -> None:
+    for line in _pattern_lines(raw):
+        try:
+            re.compile(line)
+        except re.error as exc:
+            raise ValidationError(f"Not a valid regular expression: {line!r} ({exc}).") from exc
+
+
+class Role(models.Model):
+    """A job family a question is asked for, e.g. Inference Engineering."""
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=80)
+    ordering = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("ordering", "name")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class QuestionQuerySet(models.QuerySet["Question"]):
+    def published(self) -> QuestionQuerySet:
+        return self.filter(status=Status.PUBLISHED)
+
+
+class Question(models.Model):
+    slug = models.SlugField(unique=True, help_text="Stable: other tools link to it.")
+    title = models.CharField(max_length=200)
+    roles = models.ManyToManyField(Role, blank=True, related_name="questions")
+    level = models.CharField(max_length=2, choices=Level.choices, default=Level.L2)
+    prompt = models.TextField(help_text="Markdown with $math$. Shown before the attempt.")
+    short_answer = models.TextField(help_text="Markdown. Revealed after the attempt.")
+    full_answer = models.TextField(
+        help_text="Markdown with $math$. Revealed after the attempt. A line "
+        "[[explorable:worked_example]] embeds that interactive view."
+    )
+    exercise_slugs = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='Coding exercises that demonstrate the answer, e.g. ["stable-softmax"].',
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    ordering = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    objects = QuestionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("ordering", "title")
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("questions:detail", kwargs={"slug": self.slug})
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == Status.PUBLISHED
+
+    def key_point_specs(self) -> list[assessment.KeyPointSpec]:
+        return [kp.as_spec() for kp in self.key_points.filter(follow_up__isnull=True)]
+
+    def wrong_answer_specs(self) -> list[assessment.WrongAnswerSpec]:
+        return [wa.as_spec() for wa in self.wrong_answers.all()]
+
+
+class FollowUp(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="follow_ups")
+    ordering = models.PositiveIntegerField(default=0)
+    level = models.CharField(max_length=2, choices=Level.choices, default=Level.L1)
+    prompt = models.TextField(help_text="Markdown. Shown after the question's reveal.")
+    expected_answer = models.TextField(help_text="Markdown. Revealed after the follow-up attempt.")
+    check_kind = models.CharField(max_length=10, choices=CheckKind.choices, default=CheckKind.TEXT)
+    expected_number = models.FloatField(null=True, blank=True)
+    tolerance = models.FloatField(default=0.0)
+    expected_shape = models.CharField(max_length=60, blank=True, help_text="e.g. (n, n)")
+    choices = models.JSONField(default=list, blank=True, help_text="A list of option strings.")
+    correct_choice = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ("ordering", "id")
+
+    def __str__(self) -> str:
+        return f"{self.get_level_display()}: {self.prompt[:60]}"
+
+    @property
+    def anchor(self) -> str:
+        return f"follow-up-{self.pk}"
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if self.check_kind == CheckKind.NUMBER and self.expected_number is None:
+            errors["expected_number"] = "A number check needs the expected number."
+        if self.check_kind == CheckKind.SHAPE and (
+            assessment.normalise_shape(self.expected_shape) is None
+        ):
+            errors["expected_shape"] = "Write the expected shape like (n, n)."
+        if self.check_kind == CheckKind.CHOICE:
+            if not isinstance(self.choices, list) or len(self.choices) < 2:
+                errors["choices"] = "A choice check needs a list of at least two options."
+            elif self.correct_choice not in self.choices:
+                errors["correct_choice"] = "The correct choice must be one of the options."
+        if errors:
+            raise ValidationError(errors)
+
+    def key_point_specs(self) -> list[assessment.KeyPointSpec]:
+        return [kp.as_spec() for kp in self.key_points.all()]
+
+
+class WrongAnswer(models.Model):
+    """A misconception interviewers hear, with the rebuttal shown after the attempt."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="wrong_answers")
+    slug = models.SlugField(help_text="Stable: the grader links diagnoses to it.")
+    statement = models.TextField()
+    rebuttal = models.TextField(help_text="Markdown with $math$.")
+    patterns = models.TextField(
+        blank=True,
+        validators=[_validate_patterns],
+        help_text="One regular expression per line (case-insensitive). A negated hit "
+        "(\"can't recover\") does not count.",
+    )
+    ordering = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("ordering", "id")
+        constraints = [
+            models.UniqueConstraint(fields=("question", "slug"), name="wrong_answer_slug_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.statement[:80]
+
+    @property
+    def anchor(self) -> str:
+        return f"wrong-{self.slug}"
+
+    def as_spec(self) -> assessment.WrongAnswerSpec:
+        return assessment.WrongAnswerSpec(
+            slug=self.slug, statement=self.statement, patterns=_pattern_lines(self.patterns)
+        )
+
+
+class KeyPoint(models.Model):
+    """A point a good answer makes, recognised by patterns. Belongs to the question itself,
+    or to one of its free-text follow-ups."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="key_points")
+    follow_up = models.ForeignKey(
+        FollowUp,
+        on_delete=models.CASCADE,
+        related_name="key_points",
+        null=True,
+        blank=True,
+        help_text="Leave empty for a key point of the question itself.",
+    )
+    slug = models.SlugField()
+    label = models.CharField(max_length=200)
+    patterns = models.TextField(
+        validators=[_validate_patterns],
+        help_text="One regular expression per line (case-insensitive). A negated hit "
+        "(\"does not saturate\") does not count.",
+    )
+    ordering = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("ordering", "id")
+        constraints = [
+            models.UniqueConstraint(fields=("question", "slug"), name="key_point_slug_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def clean(self) -> None:
+        if self.follow_up_id and self.follow_up.question_id != self.question_id:
+            raise ValidationError({"follow_up": "The follow-up must belong to the same question."})
+
+    def as_spec(self) -> assessment.KeyPointSpec:
+        return assessment.KeyPointSpec(
+            slug=self.slug, label=self.label, patterns=_pattern_lines(self.patterns)
+        )
+
+
+class Attempt(models.Model):
+    """One answer by a user, or by an anonymous candidate identified by a session token."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="question_attempts",
+    )
+    session_key = models.CharField(max_length=64, blank=True, db_index=True)
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="attempts")
+    follow_up = models.ForeignKey(
+        FollowUp, on_delete=models.CASCADE, null=True, blank=True, related_name="attempts"
+    )
+    text = models.TextField()
+    assessment = models.JSONField(default=dict)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ("-created", "-id")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(user__isnull=False) | ~Q(session_key=""),
+                name="attempt_has_owner",
+            )
+        ]
+
+    def __str__(self) -> str:
+        who = self.user or f"anonymous {self.session_key[:6]}"
+        return f"{who} on {self.follow_up or self.question}"
+
+    @property
+    def is_follow_up(self) -> bool:
+        return self.follow_up_id is not None
+
+
+class Page(models.Model):
+    """A long-form explainer page (Markdown with $math$ and explorable markers)."""
+
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    lead = models.TextField(blank=True, help_text="Markdown: the summary under the title.")
+    body = models.TextField(
+        help_text="Markdown with $math$. A line [[explorable:NAME]] embeds an interactive view "
+        "(variance, saturation, sqrt_vs_d, judges, worked_example)."
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("title",)
+
+    def __str__(self) -> str:
+        return self.title

@@ -1,0 +1,99 @@
+"""Instructor Markdown to safe HTML, keeping $math$ intact for KaTeX.
+
+Math is cut out before Markdown runs (so `$q_i k_i$` is not read as emphasis), the HTML is
+sanitised with nh3, and the math goes back in HTML-escaped: KaTeX's auto-render reads text
+content, so escaped math renders while nothing in it can become markup.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import secrets
+from dataclasses import dataclass
+
+import markdown
+import nh3
+
+# The interactive views another engineer builds under templates/explorables/.
+EXPLORABLES = ("variance", "saturation", "sqrt_vs_d", "judges", "worked_example")
+_EXPLORABLE_LINE = re.compile(r"^[ \t]*\[\[explorable:([a-z_]+)\]\][ \t]*$", re.MULTILINE)
+_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$", re.DOTALL)
+
+_TAGS = (nh3.ALLOWED_TAGS - {"img", "area", "map"}) | {"figure", "figcaption"}
+_ATTRIBUTES: dict[str, set[str]] = {
+    **{tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items() if tag in _TAGS},
+    "a": {"href", "title"},
+    "h2": {"id"},
+    "h3": {"id"},
+    "code": {"class"},
+    "th": {"align", "scope"},
+    "td": {"align"},
+}
+_URL_SCHEMES = {"http", "https", "mailto"}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Either sanitised HTML or the name of an explorable to include at that place."""
+
+    html: str = ""
+    explorable: str = ""
+
+    @property
+    def template(self) -> str:
+        return f"explorables/{self.explorable}.html" if self.explorable else ""
+
+
+def sanitize(raw_html: str) -> str:
+    return nh3.clean(
+        raw_html,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        url_schemes=_URL_SCHEMES,
+        link_rel="noopener noreferrer",
+    )
+
+
+def render_markdown(text: str) -> str:
+    """Markdown (with $math$) to sanitised HTML."""
+    token = secrets.token_hex(4)
+    stash: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        stash.append(match.group(0))
+        return f"MATH{token}X{len(stash) - 1}X"
+
+    protected = _MATH.sub(keep, text)
+    rendered = markdown.markdown(
+        protected,
+        extensions=["fenced_code", "tables", "sane_lists", "toc"],
+        extension_configs={"toc": {"permalink": False}},
+        output_format="html",
+    )
+    clean = sanitize(rendered)
+    return re.sub(
+        rf"MATH{token}X(\d+)X", lambda m: html.escape(stash[int(m.group(1))], quote=False), clean
+    )
+
+
+def render_segments(text: str) -> list[Segment]:
+    """Split at [[explorable:NAME]] lines; unknown names are dropped, not rendered raw."""
+    segments: list[Segment] = []
+    position = 0
+    for match in _EXPLORABLE_LINE.finditer(text):
+        chunk = text[position : match.start()]
+        if chunk.strip():
+            segments.append(Segment(html=render_markdown(chunk)))
+        if match.group(1) in EXPLORABLES:
+            segments.append(Segment(explorable=match.group(1)))
+        position = match.end()
+    tail = text[position:]
+    if tail.strip():
+        segments.append(Segment(html=render_markdown(tail)))
+    return segments
+
+
+def strip_markers(text: str) -> str:
+    """The Markdown without explorable markers, for places that cannot include templates."""
+    return _EXPLORABLE_LINE.sub("", text)

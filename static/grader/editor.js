@@ -1,0 +1,42 @@
+// Progressive enhancement: the textarea works on its own; with JS, Ace replaces it.
+(function () {
+  function setup() {
+    var textarea = document.getElementById("code");
+    var holder = document.getElementById("editor");
+    var form = document.getElementById("submit-form");
+    if (!textarea || !form) return;
+    function submit() {
+      if (window.htmx) { window.htmx.trigger(form, "submit"); } else { form.requestSubmit(); }
+    }
+    textarea.addEventListener("keydown", function (e) {
+      if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); submit(); }
+    });
+    if (!window.ace || !holder) return;
+    window.ace.config.set("basePath", holder.ownerDocument.querySelector('script[src*="vendor/ace/ace.js"]').src.replace(/ace\.js.*$/, ""));
+    holder.hidden = false;
+    textarea.hidden = true;
+    var editor = window.ace.edit(holder, {
+      mode: "ace/mode/python",
+      theme: "ace/theme/textmate",
+      value: textarea.value,
+      tabSize: 4,
+      useSoftTabs: true,
+      showPrintMargin: false,
+      fontSize: "15px",
+      minLines: 16,
+      maxLines: 40,
+      enableKeyboardAccessibility: true,
+    });
+    editor.renderer.textarea.setAttribute("aria-label", "Python code editor");
+    editor.renderer.textarea.setAttribute("aria-describedby", "editor-help");
+    editor.session.on("change", function () { textarea.value = editor.getValue(); });
+    editor.commands.addCommand({
+      name: "submit",
+      bindKey: { win: "Ctrl-Enter", mac: "Command-Enter" },
+      exec: function () { textarea.value = editor.getValue(); submit(); },
+    });
+    window.codeEditor = editor;  // for end-to-end tests and the console
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
+})();
