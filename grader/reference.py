@@ -28,13 +28,13 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def attention_weights(
-    Q: np.ndarray,  # noqa: N803 - the names of the formula
-    K: np.ndarray,  # noqa: N803
+    Q: np.ndarray,
+    K: np.ndarray,
     mask: np.ndarray | None = None,
 ) -> np.ndarray:
     """softmax(Q Kᵀ / √d_k) with masked-out keys (mask False) given zero weight."""
-    Q = np.asarray(Q, dtype=np.float64)  # noqa: N806
-    K = np.asarray(K, dtype=np.float64)  # noqa: N806
+    Q = np.asarray(Q, dtype=np.float64)
+    K = np.asarray(K, dtype=np.float64)
     d_k = Q.shape[-1]
     scores = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(d_k)
     if mask is not None:
@@ -43,9 +43,9 @@ def attention_weights(
 
 
 def attention(
-    Q: np.ndarray,  # noqa: N803
-    K: np.ndarray,  # noqa: N803
-    V: np.ndarray,  # noqa: N803
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
     mask: np.ndarray | None = None,
 ) -> np.ndarray:
     """Scaled dot-product attention: softmax(Q Kᵀ / √d_k) V, batch dimensions broadcast."""
@@ -53,7 +53,7 @@ def attention(
 
 
 def _split_heads(t: np.ndarray, n_heads: int) -> np.ndarray:
-    """(..., n, d_model) -> (..., h, n, d_head): head h takes columns h·d_head … (h+1)·d_head−1."""
+    """(..., n, d_model) -> (..., h, n, d_head); head h: columns h·d_head … (h+1)·d_head - 1."""
     *lead, n, d_model = t.shape
     t = t.reshape(*lead, n, n_heads, d_model // n_heads)
     return np.swapaxes(t, -2, -3)
@@ -70,16 +70,16 @@ def head_mask(mask: np.ndarray | None) -> np.ndarray | None:
 
 
 def multi_head_attention(
-    X: np.ndarray,  # noqa: N803
-    W_q: np.ndarray,  # noqa: N803
-    W_k: np.ndarray,  # noqa: N803
-    W_v: np.ndarray,  # noqa: N803
-    W_o: np.ndarray,  # noqa: N803
+    X: np.ndarray,
+    W_q: np.ndarray,
+    W_k: np.ndarray,
+    W_v: np.ndarray,
+    W_o: np.ndarray,
     n_heads: int,
     mask: np.ndarray | None = None,
 ) -> np.ndarray:
     """Multi-head attention; each head scales by √d_head, d_head = d_model / n_heads."""
-    X = np.asarray(X, dtype=np.float64)  # noqa: N806
+    X = np.asarray(X, dtype=np.float64)
     n_heads = int(n_heads)
     q, k, v = (_split_heads(X @ np.asarray(w, dtype=np.float64), n_heads) for w in (W_q, W_k, W_v))
     heads = attention(q, k, v, head_mask(mask))  # (..., h, n, d_head)

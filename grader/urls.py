@@ -1,4 +1,9 @@
 from django.urls import path
 
+from grader import views
+
 app_name = "grader"
-urlpatterns: list = []
+urlpatterns = [
+    path("exercises/", views.exercise_list, name="exercise-list"),
+    path("exercises/<slug:slug>/", views.exercise_detail, name="exercise-detail"),
+]

@@ -47,11 +47,50 @@ _NEGATORS = re.compile(
 )
 # Negation reaches back at most this many words, and never across a clause boundary.
 _NEGATION_WINDOW_WORDS = 4
+_NEGATION_AFTER_WORDS = 2
 _CLAUSE_BOUNDARY = re.compile(r"[.;:!?,()\n]|\b(?:but|because|since|so|although|though|while)\b")
 _WORD = re.compile(r"[a-z0-9_']+")
 _STOPWORDS = frozenset(
-    "a an the of to in on at by for and or is are be it its it's this that with as from "
-    "into than then them they their there these those was were will would can could".split()
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "and",
+        "or",
+        "is",
+        "are",
+        "be",
+        "it",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "with",
+        "as",
+        "from",
+        "into",
+        "than",
+        "then",
+        "them",
+        "they",
+        "their",
+        "there",
+        "these",
+        "those",
+        "was",
+        "were",
+        "will",
+        "would",
+        "can",
+        "could",
+    ]
 )
 
 
@@ -142,7 +181,8 @@ def _compile(pattern: str) -> re.Pattern[str] | None:
 def is_negated(text: str, start: int, end: int, pattern: str = "") -> bool:
     """True when a negator governs text[start:end].
 
-    Looks at the match itself and at up to four words before it in the same clause. When the
+    Looks at the match itself, at up to four words before it and two after it in the same
+    clause. When the
     pattern itself spells a negation ("no error"), the author meant it, so only the words
     before the match are checked.
     """
@@ -154,7 +194,13 @@ def is_negated(text: str, start: int, end: int, pattern: str = "") -> bool:
         return True
     if _NEGATORS.search(pattern.lower()):
         return False
-    return bool(_NEGATORS.search(text[start:end]))
+    if _NEGATORS.search(text[start:end]):
+        return True
+    # "scaling the values would not help": a negator just after the claim also flips it.
+    boundary = _CLAUSE_BOUNDARY.search(text, end)
+    after = text[end : boundary.start() if boundary else len(text)]
+    after_words = _WORD.findall(after)[:_NEGATION_AFTER_WORDS]
+    return any(_NEGATORS.fullmatch(w) or w.endswith("n't") for w in after_words)
 
 
 def find_unnegated(text: str, patterns: Iterable[str]) -> tuple[Evidence | None, list[Evidence]]:
@@ -271,11 +317,12 @@ def check_number(text: str, expected: float, tolerance: float = 0.0) -> CheckRes
 
 
 _SHAPE_BRACKETED = re.compile(r"[(\[]\s*([a-z0-9_]+(?:\s*,\s*[a-z0-9_]+)*)\s*,?\s*[)\]]")
-_SHAPE_TIMES = re.compile(r"\b([a-z0-9_]+(?:\s*(?:x|×|\*|by)\s*[a-z0-9_]+)+)\b")
+_SHAPE_TIMES = re.compile(r"\b([a-z0-9_]+(?:\s*(?:x|\u00d7|\*|by)\s*[a-z0-9_]+)+)\b")
 
 
 def normalise_shape(text: str) -> str | None:
-    """A canonical "(a, b)" for "(n,n)", "( n , n )", "[n, n]", "n x n", "n × n", "n by n"."""
+    """A canonical "(a, b)" for "(n,n)", "( n , n )", "[n, n]", "n x n", "n by n" and the
+    multiplication sign."""
     lowered = text.lower()
     match = _SHAPE_BRACKETED.search(lowered)
     if match:
@@ -284,7 +331,7 @@ def normalise_shape(text: str) -> str | None:
         match = _SHAPE_TIMES.search(lowered)
         if not match:
             return None
-        dims = [d.strip() for d in re.split(r"\s*(?:x|×|\*|by)\s*", match.group(1))]
+        dims = [d.strip() for d in re.split(r"\s*(?:x|\u00d7|\*|by)\s*", match.group(1))]
     dims = [d for d in dims if d]
     if not dims:
         return None

@@ -159,7 +159,7 @@ class WrongAnswer(models.Model):
         blank=True,
         validators=[_validate_patterns],
         help_text="One regular expression per line (case-insensitive). A negated hit "
-        "(\"can't recover\") does not count.",
+        '("can\'t recover") does not count.',
     )
     ordering = models.PositiveIntegerField(default=0)
 
@@ -200,7 +200,7 @@ class KeyPoint(models.Model):
     patterns = models.TextField(
         validators=[_validate_patterns],
         help_text="One regular expression per line (case-insensitive). A negated hit "
-        "(\"does not saturate\") does not count.",
+        '("does not saturate") does not count.',
     )
     ordering = models.PositiveIntegerField(default=0)
 

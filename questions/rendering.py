@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import markdown
 import nh3
+from markdown.extensions.toc import slugify as _toc_slugify
 
 # The interactive views another engineer builds under templates/explorables/.
 EXPLORABLES = ("variance", "saturation", "sqrt_vs_d", "judges", "worked_example")
@@ -31,6 +32,14 @@ _ATTRIBUTES: dict[str, set[str]] = {
     "td": {"align"},
 }
 _URL_SCHEMES = {"http", "https", "mailto"}
+
+
+_PLACEHOLDER = re.compile(r"MATH[0-9a-f]{8}X\d+X", re.IGNORECASE)
+
+
+def _heading_id(value: str, separator: str) -> str:
+    # Headings with math would otherwise get the placeholder (random per call) in their id.
+    return _toc_slugify(_PLACEHOLDER.sub("", value), separator)
 
 
 @dataclass(frozen=True)
@@ -67,8 +76,8 @@ def render_markdown(text: str) -> str:
     protected = _MATH.sub(keep, text)
     rendered = markdown.markdown(
         protected,
-        extensions=["fenced_code", "tables", "sane_lists", "toc"],
-        extension_configs={"toc": {"permalink": False}},
+        extensions=["fenced_code", "tables", "sane_lists", "toc", "md_in_html"],
+        extension_configs={"toc": {"permalink": False, "slugify": _heading_id}},
         output_format="html",
     )
     clean = sanitize(rendered)
@@ -97,3 +106,11 @@ def render_segments(text: str) -> list[Segment]:
 def strip_markers(text: str) -> str:
     """The Markdown without explorable markers, for places that cannot include templates."""
     return _EXPLORABLE_LINE.sub("", text)
+
+
+def render_inline(text: str) -> str:
+    """Markdown for a short label or statement: no wrapping paragraph."""
+    rendered = render_markdown(text).strip()
+    if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
+        return rendered[3:-4]
+    return rendered

@@ -17,7 +17,9 @@ from questions.selectors import Owner, attempts_for
 # (or an abuse of the regex matcher) is refused before any work is done.
 ANSWER_MAX_CHARS = 4000
 ANSWER_EMPTY = "Write an answer first: the model answer is revealed after you try."
-ANSWER_TOO_LONG = f"Answers are capped at {ANSWER_MAX_CHARS} characters. Shorten yours and submit again."
+ANSWER_TOO_LONG = (
+    f"Answers are capped at {ANSWER_MAX_CHARS} characters. Shorten yours and submit again."
+)
 FOLLOW_UP_BEFORE_QUESTION = "Answer the main question first; its follow-ups come after the reveal."
 FOLLOW_UP_WRONG_QUESTION = "That follow-up belongs to another question."
 NO_OWNER = "Attempts need a user or an anonymous session."
@@ -51,9 +53,7 @@ def owner_for_request(*, request: HttpRequest, create: bool) -> Owner:
 
 def question_assess(*, question: Question, text: str) -> assessment.TextAssessment:
     """The one assessment path shared by the web, the API and `manage.py assess`."""
-    return assessment.assess_text(
-        text, question.key_point_specs(), question.wrong_answer_specs()
-    )
+    return assessment.assess_text(text, question.key_point_specs(), question.wrong_answer_specs())
 
 
 def follow_up_check(*, follow_up: FollowUp, text: str) -> dict[str, object]:

@@ -116,9 +116,7 @@ class Shapes(Check):
                 mask = key_mask(rng, mask_shape, p_keep=0.7)
                 # Every query row must keep an allowed key after broadcasting: force key 0 on.
                 mask[..., 0] = True
-            call = attention_call(
-                unit(rng, q_shape), unit(rng, k_shape), unit(rng, v_shape), mask
-            )
+            call = attention_call(unit(rng, q_shape), unit(rng, k_shape), unit(rng, v_shape), mask)
             what = (
                 f"{about}: Q {shape_text(q_shape)}, K {shape_text(k_shape)}, "
                 f"V {shape_text(v_shape)}"
@@ -267,7 +265,10 @@ class Mask(Check):
         batch_mask = key_mask(rng, (2, 1, 1, m))
         batch_mask[..., 0] = True
         batch_call = attention_call(
-            unit(rng, (2, 3, n, d_k)), unit(rng, (2, 3, m, d_k)), unit(rng, (2, 3, m, 5)), batch_mask
+            unit(rng, (2, 3, n, d_k)),
+            unit(rng, (2, 3, m, d_k)),
+            unit(rng, (2, 3, m, 5)),
+            batch_mask,
         )
         return [
             Probe(weights_call, f"a random mask of shape ({n}, {m}) with V = identity", {"w": 1}),
@@ -287,7 +288,5 @@ class Mask(Check):
                 leak = float(np.max(np.abs(out[~mask]), initial=0.0))
                 if leak > params["leak_atol"]:
                     problem = messages.MASK_LEAK.format(what=weights_probe.what, leak=leak)
-        problem = problem or _first_problem(
-            kind, probes, results, params["rtol"], params["atol"]
-        )
+        problem = problem or _first_problem(kind, probes, results, params["rtol"], params["atol"])
         return Outcome(problem is None, problem or messages.PASSED)

@@ -36,8 +36,8 @@ class Stability(Check):
     name = "stability"
     label = "Large scores and float32 inputs"
     description = (
-        "Scores (or softmax inputs) of magnitude `magnitudes` (1e3–1e4) must give finite, correct "
-        "outputs: a softmax that exponentiates without subtracting the max overflows. With "
+        "Scores (or softmax inputs) of magnitude `magnitudes` (1e3 to 1e4) must give finite, "
+        "correct outputs: a softmax that exponentiates without subtracting the max overflows. With "
         "`float32`, float32 inputs must give finite outputs within `rtol32`/`atol32`."
     )
     kinds = ALL_KINDS
@@ -108,7 +108,9 @@ class WeightsNormalized(Check):
     def prepare(self, params, rng, kind) -> list[Probe]:
         if kind == reference.KIND_SOFTMAX:
             return [
-                Probe(softmax_call(unit(rng, (6, 10)) * 3.0), "random x of shape (6, 10)", {"a": -1}),
+                Probe(
+                    softmax_call(unit(rng, (6, 10)) * 3.0), "random x of shape (6, 10)", {"a": -1}
+                ),
                 Probe(
                     softmax_call(unit(rng, (4, 5, 6)) * 3.0, 1),
                     "random x of shape (4, 5, 6) with axis=1",

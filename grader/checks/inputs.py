@@ -14,9 +14,7 @@ WORKED_V = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float64)
 WORKED_OUTPUT = np.array([[0.814, 0.494], [0.494, 0.814], [0.767, 0.616]])
 
 
-def unit(
-    rng: np.random.Generator, shape: tuple[int, ...], dtype: type = np.float64
-) -> np.ndarray:
+def unit(rng: np.random.Generator, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
     """Unit-variance normal entries: the setting of the variance argument for √d_k."""
     return rng.standard_normal(shape).astype(dtype)
 
@@ -41,9 +39,9 @@ def causal_mask(n: int) -> np.ndarray:
 
 
 def attention_call(
-    Q: np.ndarray,  # noqa: N803
-    K: np.ndarray,  # noqa: N803
-    V: np.ndarray,  # noqa: N803
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
     mask: np.ndarray | None = None,
     *,
     return_inputs: bool = False,
@@ -58,13 +56,11 @@ def mha_weights(
 ) -> tuple[np.ndarray, ...]:
     """W_q, W_k, W_v, W_o with variance 1/d_model, so X·W keeps unit-variance entries."""
     scale = 1.0 / np.sqrt(d_model)
-    return tuple(
-        (rng.standard_normal((d_model, d_model)) * scale).astype(dtype) for _ in range(4)
-    )
+    return tuple((rng.standard_normal((d_model, d_model)) * scale).astype(dtype) for _ in range(4))
 
 
 def mha_call(
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     weights: tuple[np.ndarray, ...],
     n_heads: int,
     mask: np.ndarray | None = None,

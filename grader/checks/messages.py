@@ -16,7 +16,7 @@ NOT_FINITE = "On {what}, your output contains NaN or infinity."
 SHAPE = "On {what}, the output must have shape {expected}; yours has shape {got}."
 VALUES = (
     "On {what}, your output differs from the expected values: the largest difference is "
-    "{diff:.3g} (allowed: {atol:g} + {rtol:g} × |expected|)."
+    "{diff:.3g} (allowed: {atol:g} + {rtol:g} * |expected|)."
 )
 
 # Worked example (seed 002: public, so its numbers may be shown).

@@ -17,6 +17,8 @@ log = logging.getLogger(__name__)
 INSIDE_DIR = Path(__file__).resolve().parent / "inside"
 # Where the sandbox's own code appears inside: nothing else of the project is visible there.
 INSIDE_MOUNT = "/sandbox"
+# The venv appears at a neutral path, so not even the project's directory name is visible.
+VENV_MOUNT = "/venv"
 SLOT_LOCK_DIR = Path("/run/grader-sandbox")
 
 
@@ -41,14 +43,15 @@ def _dirs_with_perms(path: str) -> list[str]:
     return args
 
 
-def python_paths() -> tuple[str, str, str]:
-    """(venv prefix, base Python install, interpreter path), all as seen by the host."""
+def python_paths() -> tuple[str | None, str, str]:
+    """(venv prefix or None, base Python install, interpreter path inside the sandbox)."""
     prefix = os.path.realpath(sys.prefix)
     base = os.path.realpath(sys.base_prefix)
-    exe = os.path.join(sys.prefix, "bin", "python3")
-    if not os.path.exists(exe):
-        exe = sys.executable
-    return prefix, base, exe
+    if prefix == base:
+        return None, base, os.path.join(base, "bin", "python3")
+    # The venv's python is a symlink into the base install (bound at its own path), and finds
+    # its site-packages from the pyvenv.cfg next to it, wherever the venv is mounted.
+    return prefix, base, f"{VENV_MOUNT}/bin/python3"
 
 
 def bwrap_argv(bwrap: str, config_json: str) -> list[str]:
@@ -100,8 +103,9 @@ def bwrap_argv(bwrap: str, config_json: str) -> list[str]:
     # find_library (pyseccomp -> libseccomp) reads the loader cache.
     argv += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     argv += ["--proc", "/proc", "--dev", "/dev"]
-    for path in dict.fromkeys([base, prefix]):
-        argv += _dirs_with_perms(path) + ["--ro-bind", path, path]
+    argv += [*_dirs_with_perms(base), "--ro-bind", base, base]
+    if prefix is not None:
+        argv += ["--ro-bind", prefix, VENV_MOUNT]
     argv += ["--ro-bind", str(INSIDE_DIR), INSIDE_MOUNT, "--chdir", "/"]
     argv += ["--", exe, "-I", "-B", f"{INSIDE_MOUNT}/zygote.py", config_json]
     return argv

@@ -29,6 +29,8 @@ export function chart(width, height, title, desc, className = "xp-chart") {
   const id = `xp-svg-${++uid}`;
   const svg = s("svg", {
     viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
     role: "img",
     "aria-labelledby": `${id}-t ${id}-d`,
     class: className,
@@ -71,7 +73,7 @@ export function ticks(lo, hi, count = 5) {
  * A histogram (from compute.histogram) with an x axis. opts: color, xLabel, title, desc,
  * overlay (optional {text}).
  */
-export function histogramChart(hist, { color, xLabel, title, desc, width = 520, height = 150 }) {
+export function histogramChart(hist, { color, xLabel, title, desc, width = 580, height = 160 }) {
   const m = { l: 12, r: 12, t: 10, b: 34 };
   const w = width - m.l - m.r;
   const hgt = height - m.t - m.b;
@@ -98,7 +100,7 @@ export function histogramChart(hist, { color, xLabel, title, desc, width = 520, 
  * Vertical bars with a label under each and its value above. values in [0, max].
  * highlight: index drawn darker.
  */
-export function barChart(values, labels, { color, max = 1, title, desc, format = pct, highlight = -1, width = 260, height = 150, guide = null }) {
+export function barChart(values, labels, { color, max = 1, title, desc, format = pct, highlight = -1, width = 300, height = 160, guide = null }) {
   const m = { l: 6, r: 6, t: 18, b: 22 };
   const w = width - m.l - m.r;
   const hgt = height - m.t - m.b;
@@ -122,8 +124,7 @@ export function barChart(values, labels, { color, max = 1, title, desc, format =
   });
   if (guide !== null) {
     const gy = hgt - (guide.value / max) * hgt;
-    g.append(s("line", { x1: 0, x2: w, y1: gy, y2: gy, class: "xp-guide" }));
-    g.append(s("text", { x: w, y: gy - 3, class: "xp-tick", "text-anchor": "end" }, guide.label));
+    g.append(s("line", { x1: 0, x2: w, y1: gy, y2: gy, class: "xp-guide" }, [s("title", {}, guide.label)]));
   }
   g.append(s("line", { x1: 0, x2: w, y1: hgt, y2: hgt, class: "xp-axis" }));
   svg.append(g);
@@ -188,7 +189,7 @@ export function heatmap(matrix, rowLabels, colLabels, { colorFor, darkAt, format
  * optional marker {x, y}. logX draws x on a log2 axis.
  */
 export function lineChart(series, { title, desc, xLabel, yLabel, yMax, yMin = 0, logX = false, marker = null, xTicks = null, yFormat = (v) => fmt(v, 2), width = 300, height = 170, legend = true }) {
-  const m = { l: 44, r: 12, t: legend ? 24 : 10, b: 36 };
+  const m = { l: 44, r: 12, t: legend || yLabel ? 24 : 10, b: 36 };
   const w = width - m.l - m.r;
   const hgt = height - m.t - m.b;
   const svg = chart(width, height, title, desc);
@@ -229,7 +230,7 @@ export function lineChart(series, { title, desc, xLabel, yLabel, yMax, yMin = 0,
     if (legend) {
       const text = s("text", { x: lx, y: -10, class: "xp-tick", "text-anchor": "end" }, se.name);
       g.append(text);
-      const approx = se.name.length * 6.4;
+      const approx = se.name.length * 6.9;
       g.append(s("line", { x1: lx - approx - 22, x2: lx - approx - 6, y1: -14, y2: -14, stroke: se.color, "stroke-width": 3, "stroke-dasharray": se.dash ?? null }));
       lx -= approx + 34;
     }

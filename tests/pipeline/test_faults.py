@@ -179,3 +179,31 @@ def test_poison_submission_ends_as_internal_error_and_the_worker_serves_others(
     finally:
         stop.set()
         w.stop()
+
+
+def test_database_trouble_mid_grade_is_retried_to_one_verdict(
+    redis_server: Redis, client: APIClient
+) -> None:
+    """SQLite locked for a moment, or PostgreSQL dropping every connection (as on a restart)."""
+    w = Worker("db-trouble")
+    w.start()
+    try:
+        sid = submit(client, SLOW_CORRECT)
+        running_pid(sid)
+        if connection.vendor == "sqlite":
+            import sqlite3
+
+            locker = sqlite3.connect(connection.settings_dict["NAME"], timeout=30)
+            locker.execute("BEGIN EXCLUSIVE")  # every other writer now waits or fails
+            threading.Timer(3.0, locker.rollback).start()
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+        s = final(sid)
+    finally:
+        w.stop()
+    assert s.status == Submission.Status.PASSED
+    assert s.score == 1.0

@@ -14,7 +14,7 @@ HEADER = struct.Struct("<cI")
 # Parent -> child (request).
 REQ_HEADER = b"Q"  # JSON: entry point, limits, the calls (arguments refer to array frames)
 REQ_CODE = b"C"  # the student's source, UTF-8
-REQ_ARRAY = b"A"  # one input array as .npy bytes
+REQ_ARRAY = b"A"  # one input array: raw C-order bytes (dtype, shape in the header)
 
 # Child -> parent (result pipe).
 READY = b"R"  # every layer applied; waiting for a request

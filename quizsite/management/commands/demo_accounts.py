@@ -14,7 +14,7 @@ class Command(BaseCommand):
     help = "Create (or reset) the demo instructor and student accounts and print their logins."
 
     def handle(self, *args: object, **options: object) -> None:
-        User = get_user_model()  # noqa: N806
+        User = get_user_model()
         group = instructors_group_sync()
         for username, password, is_instructor in DEMO_ACCOUNTS:
             user, _ = User.objects.get_or_create(username=username)

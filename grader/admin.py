@@ -1,0 +1,240 @@
+"""Authoring: exercises with their checks, limits and a Validate action; submissions read-only."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+
+from grader import limits as grading_limits
+from grader.checks import CHECKS, ParamsError, check_get
+from grader.executors.base import Executor
+from grader.models import Exercise, ExerciseCheck, Submission
+from grader.services.exercises import exercise_validate
+
+MSG_CHECK_WRONG_KIND = "The check “{name}” cannot judge a {kind} exercise."
+MSG_VALIDATE_ONE = "Select exactly one exercise to validate."
+MSG_SANDBOX_DOWN = "The sandbox could not start, so nothing was run: {error}"
+
+
+def validation_executor() -> Executor:
+    """The sandbox, as the workers use it (tests replace this function)."""
+    from grader.sandbox import SandboxExecutor
+
+    executor = SandboxExecutor(allow_no_landlock=settings.SANDBOX_ALLOW_NO_LANDLOCK)
+    executor.self_check()
+    return executor
+
+
+def _check_choices() -> list[tuple[str, str]]:
+    return [
+        (name, f"{name} ({', '.join(sorted(c.kinds))}): {c.label}") for name, c in CHECKS.items()
+    ]
+
+
+def _params_help() -> str:
+    lines = []
+    for name, check in CHECKS.items():
+        schema = check.params_schema()
+        defaults = ", ".join(f"{k}={json.dumps(v['default'])}" for k, v in schema.items())
+        lines.append(f"{name}: {defaults or 'no parameters'}")
+    return "JSON object; omitted keys take their defaults. " + " | ".join(lines)
+
+
+class ExerciseCheckForm(forms.ModelForm):
+    name = forms.ChoiceField(choices=_check_choices)
+
+    class Meta:
+        model = ExerciseCheck
+        fields = ("name", "label", "params", "weight", "visibility", "order")
+        help_texts = {"params": _params_help()}
+
+    def clean_weight(self) -> float:
+        weight = self.cleaned_data["weight"]
+        if weight is None or weight < 0:
+            raise ValidationError("The weight must be zero or more.")
+        return weight
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        name = data.get("name")
+        if not name:
+            return data
+        check = check_get(name)
+        try:
+            check.clean_params(data.get("params") or {})
+        except ParamsError as exc:
+            self.add_error("params", exc.errors)
+        kind = getattr(self.instance.exercise, "kind", None) if self.instance.exercise_id else None
+        parent_kind = getattr(self, "parent_kind", None) or kind
+        if parent_kind and parent_kind not in check.kinds:
+            self.add_error("name", MSG_CHECK_WRONG_KIND.format(name=name, kind=parent_kind))
+        return data
+
+
+class ExerciseCheckFormSet(forms.BaseInlineFormSet):
+    def _construct_form(self, i: int, **kwargs: Any) -> forms.Form:
+        form = super()._construct_form(i, **kwargs)
+        # The kind may be changing in the same POST: judge the checks against the new one.
+        form.parent_kind = self.data.get("kind") if self.is_bound else self.instance.kind
+        return form
+
+
+class ExerciseCheckInline(admin.TabularInline):
+    model = ExerciseCheck
+    form = ExerciseCheckForm
+    formset = ExerciseCheckFormSet
+    extra = 0
+    ordering = ("order", "id")
+
+
+class ExerciseForm(forms.ModelForm):
+    class Meta:
+        model = Exercise
+        fields = (
+            "title",
+            "slug",
+            "kind",
+            "entry_point",
+            "question_slug",
+            "statement",
+            "starter_code",
+            "reference_solution",
+            "time_limit_seconds",
+            "memory_limit_mb",
+            "deadline",
+            "is_published",
+            "order",
+        )
+        help_texts = {
+            "time_limit_seconds": (
+                f"CPU seconds, clamped to {grading_limits.CPU_SECONDS.low:g} to "
+                f"{grading_limits.CPU_SECONDS.high:g} (the wall clock gets twice this)."
+            ),
+            "memory_limit_mb": (
+                f"Clamped to {grading_limits.MEMORY_MB.low:g} to "
+                f"{grading_limits.MEMORY_MB.high:g} MB."
+            ),
+        }
+
+    def clean_time_limit_seconds(self) -> float:
+        return grading_limits.CPU_SECONDS.clamp(self.cleaned_data["time_limit_seconds"])
+
+    def clean_memory_limit_mb(self) -> int:
+        return int(grading_limits.MEMORY_MB.clamp(self.cleaned_data["memory_limit_mb"]))
+
+
+@admin.register(Exercise)
+class ExerciseAdmin(admin.ModelAdmin):
+    form = ExerciseForm
+    inlines = (ExerciseCheckInline,)
+    list_display = ("title", "slug", "kind", "entry_point", "is_published", "order", "deadline")
+    list_filter = ("kind", "is_published")
+    search_fields = ("slug", "title")
+    prepopulated_fields = {"slug": ("title",)}
+    actions = ("validate_action",)
+    change_form_template = "admin/grader/exercise/change_form.html"
+    fieldsets = (
+        (None, {"fields": ("title", "slug", "kind", "entry_point", "question_slug")}),
+        ("Contract shown to students", {"fields": ("statement", "starter_code")}),
+        ("Never shown to students", {"fields": ("reference_solution",)}),
+        (
+            "Limits and publishing",
+            {
+                "fields": (
+                    "time_limit_seconds",
+                    "memory_limit_mb",
+                    "deadline",
+                    "is_published",
+                    "order",
+                )
+            },
+        ),
+    )
+
+    def get_urls(self) -> list:
+        urls = [
+            path(
+                "<int:pk>/validate/",
+                self.admin_site.admin_view(self.validate_view),
+                name="grader_exercise_validate",
+            )
+        ]
+        return urls + super().get_urls()
+
+    @admin.action(description="Validate: run the reference and the known wrong implementations")
+    def validate_action(
+        self, request: HttpRequest, queryset: QuerySet[Exercise]
+    ) -> HttpResponse | None:
+        if queryset.count() != 1:
+            self.message_user(request, MSG_VALIDATE_ONE, messages.WARNING)
+            return None
+        url = reverse("admin:grader_exercise_validate", kwargs={"pk": queryset.get().pk})
+        return HttpResponseRedirect(url)
+
+    def validate_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        exercise = get_object_or_404(Exercise, pk=pk)
+        if not self.has_change_permission(request, exercise):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Validate “{exercise.title}”",
+            "exercise": exercise,
+            "opts": self.model._meta,
+            "report": None,
+            "error": "",
+        }
+        try:
+            executor = validation_executor()
+        except Exception as exc:
+            context["error"] = MSG_SANDBOX_DOWN.format(error=exc)
+        else:
+            try:
+                report = exercise_validate(exercise=exercise, executor=executor)
+            finally:
+                executor.close()
+            context["report"] = report
+            context["table"] = [
+                {
+                    "row": row,
+                    "cells": [row.catches(name) for name in report.check_names],
+                }
+                for row in report.rows
+            ]
+            context["reference_cells"] = [
+                next((c.passed for c in report.reference.checks if c.name == name), False)
+                for name in report.check_names
+            ]
+        return TemplateResponse(request, "admin/grader/exercise/validate.html", context)
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    """Submissions are the students' record: instructors read them, nobody edits them here."""
+
+    list_display = ("id", "exercise", "user", "status", "score", "received_at", "attempts")
+    list_filter = ("status", "exercise")
+    search_fields = ("=id", "user__username", "exercise__slug", "code")
+    date_hierarchy = "received_at"
+    list_select_related = ("exercise", "user")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,73 @@
+"""Checks of the softmax exercise: ``softmax(x, axis=-1)``."""
+
+from __future__ import annotations
+
+from grader import reference
+from grader.checks import messages
+from grader.checks.attention import ATOL, RTOL
+from grader.checks.base import Check, Outcome, Param, Probe, compare_with_reference, shape_text
+from grader.checks.inputs import softmax_call, unit
+
+SOFTMAX = frozenset({reference.KIND_SOFTMAX})
+
+_RTOL = Param("rtol", float, RTOL, "Relative tolerance against the reference.", 0.0, 0.1)
+_ATOL = Param("atol", float, ATOL, "Absolute tolerance against the reference.", 0.0, 0.1)
+
+
+def _judge_all(kind, probes, results, params) -> Outcome:
+    for probe, result in zip(probes, results, strict=True):
+        problem = compare_with_reference(
+            kind, probe, result, rtol=params["rtol"], atol=params["atol"]
+        )
+        if problem:
+            return Outcome(False, problem)
+    return Outcome(True, messages.PASSED)
+
+
+class SoftmaxValues(Check):
+    name = "softmax-values"
+    label = "Values and shape with the default axis"
+    description = (
+        "1-D, 2-D and 3-D inputs (entries of std `scale`), default axis, vs the reference."
+    )
+    kinds = SOFTMAX
+    params = (
+        Param("scale", float, 3.0, "Standard deviation of the inputs.", 0.0, 100.0),
+        _RTOL,
+        _ATOL,
+    )
+
+    SHAPES = ((5,), (3, 7), (2, 3, 4), (4, 4))
+
+    def prepare(self, params, rng, kind) -> list[Probe]:
+        return [
+            Probe(
+                softmax_call(unit(rng, shape) * params["scale"]), f"x of shape {shape_text(shape)}"
+            )
+            for shape in self.SHAPES
+        ]
+
+    def judge(self, params, probes, results, kind) -> Outcome:
+        return _judge_all(kind, probes, results, params)
+
+
+class SoftmaxAxis(Check):
+    name = "softmax-axis"
+    label = "The axis argument"
+    description = "softmax(x, axis) along axis 0, 1 and a negative axis of 2-D and 3-D inputs."
+    kinds = SOFTMAX
+    params = (_RTOL, _ATOL)
+
+    CASES = (((3, 7), 0), ((4, 5, 6), 0), ((4, 5, 6), 1), ((4, 5, 6), -2), ((5, 5), 0))
+
+    def prepare(self, params, rng, kind) -> list[Probe]:
+        return [
+            Probe(
+                softmax_call(unit(rng, shape) * 3.0, axis),
+                f"x of shape {shape_text(shape)} with axis={axis}",
+            )
+            for shape, axis in self.CASES
+        ]
+
+    def judge(self, params, probes, results, kind) -> Outcome:
+        return _judge_all(kind, probes, results, params)

@@ -1,0 +1,199 @@
+"""Name the student's misconception by comparing outputs with known wrong implementations.
+
+No Django imports. The student's outputs on diagnostic inputs come from the executor (the
+sandbox); the known wrong implementations are OUR trusted functions, run here. A code is named
+when the student's outputs match a wrong implementation on every diagnostic input where that
+implementation differs from the reference; two codes are rule-based instead: ``mutates-input``
+(an input came back changed) and ``wrong-shape`` (an output's shape differs from the
+reference's). A correct implementation matches the reference everywhere, so it matches no wrong
+implementation on an input where that one differs from the reference: no code is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from grader import reference
+from grader.checks.inputs import (
+    attention_call,
+    causal_mask,
+    key_mask,
+    mha_call,
+    mha_weights,
+    softmax_call,
+    unit,
+)
+from grader.executors.base import Call, CallResult
+from grader.misconceptions import CODES, LARGE, MASK, PLAIN, wrong_implementations_for
+
+# Two outputs "match" within float32 rounding of O(1) values ...
+MATCH_RTOL = 1e-3
+MATCH_ATOL = 1e-4
+# ... and a wrong implementation "differs" from the reference by far more than that.
+DIFFER_RTOL = 1e-2
+DIFFER_ATOL = 1e-3
+
+
+class _Raised:
+    """The outcome of a call that raised (a student's error or a wrong implementation's)."""
+
+
+RAISED = _Raised()
+
+
+@dataclass(frozen=True)
+class DiagnosticProbe:
+    call: Call
+    tags: frozenset[str]
+
+
+def _probe(call: Call, *tags: str) -> DiagnosticProbe:
+    return DiagnosticProbe(call, frozenset(tags))
+
+
+def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticProbe]:
+    """Inputs that tell the known misconceptions apart. Plain inputs send their arrays back
+    (``return_inputs``) so an in-place change is seen."""
+    if kind == reference.KIND_ATTENTION:
+        probes = [
+            # Several d_k, with d_v, n and m all different from d_k, so a constant, √d_v or √m
+            # is right on at most one of them.
+            _probe(
+                attention_call(
+                    unit(rng, (n, d_k)),
+                    unit(rng, (m, d_k)),
+                    unit(rng, (m, d_v)),
+                    return_inputs=True,
+                ),
+                PLAIN,
+            )
+            for n, m, d_k, d_v in ((5, 7, 16, 3), (4, 6, 64, 5), (6, 3, 4, 9))
+        ]
+        mask = key_mask(rng, (5, 7), p_keep=0.5)
+        mask[:, 0] = True
+        mask[:, -1] = False  # every row has an allowed and a blocked key (for mask-inverted)
+        probes.append(
+            _probe(
+                attention_call(unit(rng, (5, 16)), unit(rng, (7, 16)), unit(rng, (7, 3)), mask),
+                MASK,
+            )
+        )
+        a = np.sqrt(1e3)  # scaled scores of magnitude ~1e3: exp() overflows without the max
+        probes.append(
+            _probe(
+                attention_call(unit(rng, (4, 16)) * a, unit(rng, (6, 16)) * a, unit(rng, (6, 3))),
+                LARGE,
+            )
+        )
+        return probes
+    if kind == reference.KIND_MULTI_HEAD:
+        probes = [
+            _probe(mha_call(unit(rng, (n, d)), mha_weights(rng, d), h, return_inputs=True), PLAIN)
+            for d, h, n in ((16, 4, 5), (48, 3, 6), (32, 2, 4), (24, 6, 5))
+        ]
+        probes.append(
+            _probe(mha_call(unit(rng, (6, 16)), mha_weights(rng, 16), 4, causal_mask(6)), MASK)
+        )
+        probes.append(
+            _probe(mha_call(unit(rng, (5, 16)) * np.sqrt(1e3), mha_weights(rng, 16), 4), LARGE)
+        )
+        return probes
+    if kind == reference.KIND_SOFTMAX:
+        probes = [
+            _probe(softmax_call(unit(rng, shape) * 3.0, axis, return_inputs=True), PLAIN)
+            for shape, axis in (((4, 6), None), ((3, 4, 5), 1), ((5, 5), None), ((4, 3), 0))
+        ]
+        probes.append(_probe(softmax_call(unit(rng, (3, 6)) * 1e3), LARGE))
+        return probes
+    raise ValueError(f"unknown exercise kind {kind!r}")
+
+
+def _trusted_outcome(func: Any, call: Call) -> np.ndarray | _Raised:
+    """Run one of OUR functions (reference or wrong implementation) on copies of the inputs."""
+    args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in call.args)
+    kwargs = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in call.kwargs.items()}
+    try:
+        with np.errstate(all="ignore"):  # overflow is the point of some wrong implementations
+            return np.asarray(func(*args, **kwargs), dtype=np.float64)
+    except Exception:
+        return RAISED
+
+
+def _student_outcome(result: CallResult | None) -> np.ndarray | _Raised | None:
+    if result is None:
+        return None  # never ran (the run stopped early): no evidence either way
+    if result.error is not None or result.output is None:
+        return RAISED
+    if result.output.dtype.kind not in "biuf":
+        return RAISED
+    return result.output.astype(np.float64)
+
+
+def _same(a: np.ndarray | _Raised, b: np.ndarray | _Raised, rtol: float, atol: float) -> bool:
+    if isinstance(a, _Raised) or isinstance(b, _Raised):
+        return a is b
+    if a.shape != b.shape:
+        return False
+    fa, fb = np.isfinite(a), np.isfinite(b)
+    if not np.array_equal(fa, fb):
+        return False
+    return bool(np.allclose(a[fa], b[fb], rtol=rtol, atol=atol))
+
+
+def _mutated(call: Call, result: CallResult | None) -> bool:
+    if result is None or not call.return_inputs or result.inputs_after is None:
+        return False
+    before = [a for a in call.args if isinstance(a, np.ndarray)]
+    if len(before) != len(result.inputs_after):
+        return False
+    return any(
+        b.shape != a.shape or not np.array_equal(b, a, equal_nan=True)
+        for b, a in zip(before, result.inputs_after, strict=True)
+    )
+
+
+def diagnose(
+    kind: str, probes: Sequence[DiagnosticProbe], results: Sequence[CallResult | None]
+) -> list[str]:
+    """The misconception codes the student's outputs show, in the catalogue's order."""
+    codes: set[str] = set()
+    ref_func = {
+        reference.KIND_ATTENTION: reference.attention,
+        reference.KIND_MULTI_HEAD: reference.multi_head_attention,
+        reference.KIND_SOFTMAX: reference.softmax,
+    }[kind]
+    refs = [_trusted_outcome(ref_func, p.call) for p in probes]
+    students = [_student_outcome(r) for r in results]
+
+    for probe, result, ref, student in zip(probes, results, refs, students, strict=True):
+        if _mutated(probe.call, result):
+            codes.add("mutates-input")
+        arrays = isinstance(student, np.ndarray) and isinstance(ref, np.ndarray)
+        if arrays and student.shape != ref.shape:
+            codes.add("wrong-shape")
+
+    for impl in wrong_implementations_for(kind):
+        if impl.code in codes:
+            continue
+        differing = matched = matched_arrays = 0
+        for probe, ref, student in zip(probes, refs, students, strict=True):
+            if not (impl.tags & probe.tags) or student is None:
+                continue
+            wrong = _trusted_outcome(impl.func, probe.call)
+            if _same(wrong, ref, DIFFER_RTOL, DIFFER_ATOL):
+                continue  # this input does not tell the two apart
+            differing += 1
+            if _same(student, wrong, MATCH_RTOL, MATCH_ATOL) and not _same(
+                student, ref, MATCH_RTOL, MATCH_ATOL
+            ):
+                matched += 1
+                matched_arrays += isinstance(wrong, np.ndarray)
+        # Every telling input agrees, and at least one on an actual output (two functions that
+        # both raise are not evidence of the same mistake).
+        if differing and matched == differing and matched_arrays:
+            codes.add(impl.code)
+    return [code for code in CODES if code in codes]

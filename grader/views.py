@@ -1,0 +1,32 @@
+"""Exercise pages: the contract, the starter code and the submit panel (the lead's)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from grader.misconceptions import QUESTION_PATH
+from grader.selectors.exercises import exercise_get_published, exercise_list_published
+from questions.rendering import render_markdown
+
+
+def _question_url(slug: str) -> str:
+    return QUESTION_PATH.format(question=slug) if slug else ""
+
+
+def exercise_list(request: HttpRequest) -> HttpResponse:
+    exercises = [
+        {"exercise": e, "question_url": _question_url(e.question_slug)}
+        for e in exercise_list_published()
+    ]
+    return render(request, "grader/exercise_list.html", {"exercises": exercises})
+
+
+def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    exercise = exercise_get_published(slug=slug)
+    context = {
+        "exercise": exercise,
+        "statement_html": render_markdown(exercise.statement),
+        "question_url": _question_url(exercise.question_slug),
+    }
+    return render(request, "grader/exercise_detail.html", context)

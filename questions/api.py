@@ -1,0 +1,251 @@
+"""REST API: published questions, and the caller's own attempts.
+
+Reading a question never includes an answer, an expected answer or a rebuttal unless the
+caller has attempted it; the reveal is built from the same selector as the web page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import generics, permissions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from questions import selectors, services
+from questions.models import Attempt, FollowUp, Level, Question
+from questions.rendering import render_markdown
+from questions.selectors import Owner, QuestionPage
+
+QUESTION_NOT_FOUND = "No published question with this slug."
+FOLLOW_UP_NOT_FOUND = "This question has no follow-up with this id."
+
+
+class RoleSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+
+
+class FollowUpRevealSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    level = serializers.CharField()
+    prompt_html = serializers.CharField()
+    check_kind = serializers.CharField()
+    choices = serializers.ListField(child=serializers.CharField())
+    answered = serializers.BooleanField()
+    expected_answer_html = serializers.CharField(
+        allow_null=True, help_text="Null until the caller has answered this follow-up."
+    )
+
+
+class WrongAnswerRevealSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    statement_html = serializers.CharField()
+    rebuttal_html = serializers.CharField()
+    url = serializers.CharField()
+
+
+class RevealSerializer(serializers.Serializer):
+    short_answer_html = serializers.CharField()
+    full_answer_html = serializers.CharField()
+    follow_ups = FollowUpRevealSerializer(many=True)
+    wrong_answers = WrongAnswerRevealSerializer(many=True)
+
+
+class QuestionSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    level = serializers.ChoiceField(choices=Level.choices)
+    roles = RoleSerializer(many=True)
+    prompt_html = serializers.CharField()
+    url = serializers.CharField()
+    follow_up_count = serializers.IntegerField()
+    answered = serializers.BooleanField()
+
+
+class QuestionDetailSerializer(QuestionSerializer):
+    reveal = RevealSerializer(
+        allow_null=True, help_text="Null until the caller has attempted the question."
+    )
+
+
+class AttemptCreateSerializer(serializers.Serializer):
+    question = serializers.SlugField(help_text="Slug of a published question.")
+    follow_up = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Id of one of its follow-ups."
+    )
+    text = serializers.CharField(
+        max_length=services.ANSWER_MAX_CHARS,
+        trim_whitespace=True,
+        error_messages={
+            "blank": services.ANSWER_EMPTY,
+            "required": services.ANSWER_EMPTY,
+            "max_length": services.ANSWER_TOO_LONG,
+        },
+    )
+
+    def validate_question(self, value: str) -> Question:
+        try:
+            return selectors.question_get(slug=value)
+        except Http404 as exc:
+            raise serializers.ValidationError(QUESTION_NOT_FOUND) from exc
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        follow_up_id = attrs.get("follow_up")
+        if follow_up_id is not None:
+            try:
+                attrs["follow_up"] = attrs["question"].follow_ups.get(pk=follow_up_id)
+            except FollowUp.DoesNotExist as exc:
+                raise serializers.ValidationError({"follow_up": [FOLLOW_UP_NOT_FOUND]}) from exc
+        return attrs
+
+
+class AttemptSerializer(serializers.ModelSerializer):
+    question = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    follow_up = serializers.PrimaryKeyRelatedField(read_only=True)
+
+    class Meta:
+        model = Attempt
+        fields = ("id", "question", "follow_up", "text", "assessment", "created")
+        read_only_fields = fields
+
+
+class AttemptCreatedSerializer(AttemptSerializer):
+    reveal = RevealSerializer(help_text="The model answer, unlocked by this attempt.")
+
+    class Meta(AttemptSerializer.Meta):
+        fields = (*AttemptSerializer.Meta.fields, "reveal")
+        read_only_fields = fields
+
+
+def _owner(request: Request) -> Owner:
+    return Owner(user=request.user) if request.user.is_authenticated else Owner()
+
+
+def _reveal(page: QuestionPage) -> dict[str, Any] | None:
+    if not page.revealed:
+        return None
+    full = "".join(s.html for s in page.full_answer)
+    return {
+        "short_answer_html": page.short_answer_html,
+        "full_answer_html": full,
+        "follow_ups": [
+            {
+                "id": v.follow_up.pk,
+                "level": v.follow_up.level,
+                "prompt_html": v.prompt_html,
+                "check_kind": v.follow_up.check_kind,
+                "choices": list(v.follow_up.choices or []),
+                "answered": v.attempt is not None,
+                "expected_answer_html": v.expected_html or None,
+            }
+            for v in page.follow_ups
+        ],
+        "wrong_answers": [
+            {
+                "slug": w.slug,
+                "statement_html": w.statement_html,
+                "rebuttal_html": w.rebuttal_html,
+                "url": selectors.wrong_answer_url(w.slug, question_slug=page.question.slug),
+            }
+            for w in page.wrong_answers
+        ],
+    }
+
+
+def _question_data(question: Question, answered: set[int]) -> dict[str, Any]:
+    return {
+        "slug": question.slug,
+        "title": question.title,
+        "level": question.level,
+        "roles": [{"slug": r.slug, "name": r.name} for r in question.roles.all()],
+        "prompt_html": render_markdown(question.prompt),
+        "url": question.get_absolute_url(),
+        "follow_up_count": question.follow_ups.count(),
+        "answered": question.pk in answered,
+    }
+
+
+class QuestionListApi(APIView):
+    permission_classes = (permissions.AllowAny,)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("role", str, description="Role slug, e.g. inference-engineering"),
+            OpenApiParameter("level", str, enum=[c for c, _ in Level.choices]),
+        ],
+        responses=QuestionSerializer(many=True),
+    )
+    def get(self, request: Request) -> Response:
+        questions = selectors.question_list(
+            role=request.query_params.get("role", ""), level=request.query_params.get("level", "")
+        )
+        answered = selectors.answered_question_ids(_owner(request))
+        data = [_question_data(q, answered) for q in questions]
+        return Response(QuestionSerializer(data, many=True).data)
+
+
+class QuestionDetailApi(APIView):
+    permission_classes = (permissions.AllowAny,)
+
+    @extend_schema(responses=QuestionDetailSerializer)
+    def get(self, request: Request, slug: str) -> Response:
+        question = selectors.question_get(slug=slug)
+        owner = _owner(request)
+        page = selectors.question_page(question=question, owner=owner)
+        data = _question_data(question, {question.pk} if page.revealed else set())
+        data["reveal"] = _reveal(page)
+        return Response(QuestionDetailSerializer(data).data)
+
+
+class AttemptListCreateApi(APIView):
+    """Post an answer (it is assessed and stored), or list your own attempts."""
+
+    permission_classes = (permissions.IsAuthenticated,)
+
+    @extend_schema(responses=AttemptSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        attempts = selectors.attempts_for(_owner(request))[:200]
+        return Response(AttemptSerializer(attempts, many=True).data)
+
+    @extend_schema(
+        request=AttemptCreateSerializer,
+        responses={
+            201: AttemptCreatedSerializer,
+            400: inline_serializer(
+                "AttemptErrors",
+                {"field": serializers.ListField(child=serializers.CharField())},
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        incoming = AttemptCreateSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        question: Question = incoming.validated_data["question"]
+        try:
+            attempt = services.attempt_create(
+                question=question,
+                follow_up=incoming.validated_data.get("follow_up"),
+                text=incoming.validated_data["text"],
+                user=request.user,
+            )
+        except DjangoValidationError as exc:
+            field = "follow_up" if exc.code == "follow_up_first" else "text"
+            return Response({field: exc.messages}, status=status.HTTP_400_BAD_REQUEST)
+        page = selectors.question_page(question=question, owner=_owner(request))
+        data = AttemptSerializer(attempt).data
+        data["reveal"] = _reveal(page)
+        return Response(data, status=status.HTTP_201_CREATED)
+
+
+class AttemptDetailApi(generics.RetrieveAPIView):
+    permission_classes = (permissions.IsAuthenticated,)
+    serializer_class = AttemptSerializer
+
+    def get_object(self) -> Attempt:
+        # Scoped to the caller: another user's attempt is a 404, not a 403, so ids leak nothing.
+        return selectors.attempt_get(owner=_owner(self.request), pk=self.kwargs["pk"])

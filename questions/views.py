@@ -1,0 +1,131 @@
+"""Thin views: parse the request, call a selector or service, render or redirect."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from questions import selectors, services
+from questions.forms import AnswerForm, FollowUpAnswerForm, QuestionFilterForm
+from questions.models import Question
+from questions.rendering import render_markdown, render_segments
+
+ANSWER_SAVED = "Your answer is saved and assessed. The model answer is below."
+FOLLOW_UP_SAVED = "Follow-up checked. The expected answer is below."
+
+
+@require_GET
+def question_list(request: HttpRequest) -> HttpResponse:
+    form = QuestionFilterForm(request.GET or None)
+    role = level = ""
+    if form.is_valid():
+        role, level = form.cleaned_data["role"], form.cleaned_data["level"]
+    owner = services.owner_for_request(request=request, create=False)
+    history = list(selectors.attempts_for(owner).filter(follow_up__isnull=True)[:10])
+    context = {
+        "form": form,
+        "questions": selectors.question_list(role=role, level=level),
+        "answered": selectors.answered_question_ids(owner),
+        "history": history if request.user.is_authenticated else [],
+    }
+    return render(request, "questions/question_list.html", context)
+
+
+def _detail_response(
+    request: HttpRequest,
+    question: Question,
+    *,
+    answer_form: AnswerForm | None = None,
+    bound_follow_up: FollowUpAnswerForm | None = None,
+    preview: bool = False,
+    status: int = 200,
+) -> HttpResponse:
+    owner = services.owner_for_request(request=request, create=False)
+    page = selectors.question_page(question=question, owner=owner, preview=preview)
+    follow_ups = []
+    for view in page.follow_ups:
+        form = FollowUpAnswerForm(follow_up=view.follow_up)
+        if bound_follow_up is not None and bound_follow_up.prefix == form.prefix:
+            form = bound_follow_up
+        follow_ups.append((view, form))
+    context = {
+        "page": page,
+        "question": question,
+        "form": answer_form or AnswerForm(),
+        "follow_ups": follow_ups,
+        "preview": preview,
+    }
+    return render(request, "questions/question_detail.html", context, status=status)
+
+
+@require_GET
+def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    question = selectors.question_get(slug=slug)
+    return _detail_response(request, question)
+
+
+@require_POST
+def question_answer(request: HttpRequest, slug: str) -> HttpResponse:
+    question = selectors.question_get(slug=slug)
+    form = AnswerForm(request.POST)
+    if not form.is_valid():
+        return _detail_response(request, question, answer_form=form, status=400)
+    owner = services.owner_for_request(request=request, create=True)
+    services.attempt_create(
+        question=question,
+        text=form.cleaned_data["text"],
+        user=owner.user,
+        session_key=owner.session_key,
+    )
+    messages.success(request, ANSWER_SAVED)
+    return redirect(f"{question.get_absolute_url()}#assessment")
+
+
+@require_POST
+def follow_up_answer(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    question = selectors.question_get(slug=slug)
+    follow_up = get_object_or_404(question.follow_ups.all(), pk=pk)
+    form = FollowUpAnswerForm(request.POST, follow_up=follow_up)
+    if not form.is_valid():
+        return _detail_response(request, question, bound_follow_up=form, status=400)
+    owner = services.owner_for_request(request=request, create=True)
+    try:
+        services.attempt_create(
+            question=question,
+            follow_up=follow_up,
+            text=form.cleaned_data["text"],
+            user=owner.user,
+            session_key=owner.session_key,
+        )
+    except ValidationError as exc:
+        messages.error(request, exc.messages[0])
+        return redirect(question.get_absolute_url())
+    messages.success(request, FOLLOW_UP_SAVED)
+    return redirect(f"{question.get_absolute_url()}#{follow_up.anchor}")
+
+
+@staff_member_required
+@require_GET
+def question_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """The page as a candidate sees it after answering: everything revealed, drafts too."""
+    if not request.user.has_perm("questions.view_question"):
+        raise PermissionDenied
+    question = selectors.question_get(slug=slug, include_drafts=True)
+    return _detail_response(request, question, preview=True)
+
+
+@require_GET
+def explainer(request: HttpRequest) -> HttpResponse:
+    page = selectors.page_get()
+    context = {
+        "page": page,
+        "lead_html": render_markdown(page.lead),
+        "segments": render_segments(page.body),
+        "questions_url": reverse("questions:list"),
+    }
+    return render(request, "questions/explainer.html", context)

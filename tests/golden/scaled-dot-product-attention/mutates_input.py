@@ -1,0 +1,10 @@
+import numpy as np
+
+
+def attention(Q, K, V, mask=None):
+    Q *= 1 / np.sqrt(Q.shape[-1])
+    scores = Q @ np.swapaxes(K, -1, -2)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V

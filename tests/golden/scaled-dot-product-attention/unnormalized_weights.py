@@ -1,0 +1,10 @@
+import numpy as np
+
+
+def attention(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    # the division by sqrt(d_k) already normalises, so no need to divide by the sum
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return weights @ V

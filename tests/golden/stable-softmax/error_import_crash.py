@@ -1,0 +1,7 @@
+import numpy as np
+
+SCALE = 1 / 0
+
+
+def softmax(x, axis=-1):
+    return x

@@ -1,0 +1,109 @@
+"""Diagnosis: every known wrong implementation is named; correct variants never are."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grader import reference
+from grader.executors.trusted import CallableExecutor
+from grader.grading import FAILED, PASSED, grade
+from grader.misconceptions import (
+    CODES,
+    MISCONCEPTIONS,
+    WRONG_IMPLEMENTATIONS,
+    codes_for,
+    misconception_describe,
+)
+from tests.grader.helpers import builtin_spec
+from tests.grader.variants import CORRECT
+
+# Scaling the values and dividing the weights after the softmax are the same function
+# (softmax(S) V / c == (softmax(S) / c) V): no output can tell them apart, so both are named.
+EQUIVALENT = {"scale-values": {"scale-after-softmax"}, "scale-after-softmax": {"scale-values"}}
+
+REQUIRED_CODES = {
+    "missing-scale",
+    "scale-by-d",
+    "scale-values",
+    "hardcoded-scale",
+    "wrong-dimension",
+    "scale-by-model-width",
+    "scale-after-softmax",
+    "softmax-wrong-axis",
+    "unstable-softmax",
+    "unnormalized-weights",
+    "mask-ignored",
+    "mutates-input",
+    "wrong-shape",
+}
+
+
+def test_catalogue_covers_the_issue():
+    assert set(CODES) >= REQUIRED_CODES
+    assert {impl.code for impl in WRONG_IMPLEMENTATIONS} <= set(CODES)
+    assert {impl.code for impl in WRONG_IMPLEMENTATIONS} >= REQUIRED_CODES
+
+
+def test_rebuttal_links():
+    assert MISCONCEPTIONS["scale-values"].rebuttal_url == (
+        "/questions/why-divide-before-softmax/#wrong-scale-values"
+    )
+    assert MISCONCEPTIONS["scale-by-d"].rebuttal_url.endswith("#wrong-divide-by-dk")
+    assert MISCONCEPTIONS["unnormalized-weights"].rebuttal_url.endswith("#wrong-sums-to-one")
+    assert MISCONCEPTIONS["missing-scale"].rebuttal_url is None
+    described = misconception_describe("scale-by-d")
+    assert set(described) == {"code", "title", "explanation", "rebuttal_url"}
+    assert misconception_describe("nope")["rebuttal_url"] is None
+
+
+@pytest.mark.parametrize("impl", WRONG_IMPLEMENTATIONS, ids=lambda i: f"{i.kind}:{i.name}")
+def test_each_wrong_implementation_is_named(impl):
+    verdict = grade(
+        spec=builtin_spec(impl.kind), code="", seed=0, executor=CallableExecutor(impl.func)
+    )
+    assert verdict.status == FAILED, verdict.to_dict()
+    assert impl.code in verdict.diagnosis
+    extra = set(verdict.diagnosis) - {impl.code} - EQUIVALENT.get(impl.code, set())
+    assert not extra, verdict.diagnosis
+    assert set(verdict.diagnosis) <= set(codes_for(impl.kind))
+
+
+@pytest.mark.parametrize(
+    "kind,func",
+    [(k, f) for k, fs in CORRECT.items() for f in fs],
+    ids=lambda x: getattr(x, "__name__", x),
+)
+def test_correct_variants_pass_with_no_code(kind, func):
+    verdict = grade(spec=builtin_spec(kind), code="", seed=0, executor=CallableExecutor(func))
+    assert verdict.status == PASSED, verdict.to_dict()
+    assert verdict.diagnosis == ()
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**63 - 1))
+def test_any_seed_correct_passes_and_missing_scale_is_named(seed):
+    from grader.wrong_implementations import attention_missing_scale
+
+    spec = builtin_spec(reference.KIND_ATTENTION)
+    ok = grade(spec=spec, code="", seed=seed, executor=CallableExecutor(reference.attention))
+    assert ok.status == PASSED and ok.diagnosis == ()
+    bad = grade(spec=spec, code="", seed=seed, executor=CallableExecutor(attention_missing_scale))
+    assert bad.diagnosis == ("missing-scale",)
+
+
+def test_diagnosis_from_probes_directly_names_nothing_on_reference():
+    import numpy as np
+
+    from grader.diagnosis import diagnose, diagnostic_probes
+    from grader.executors.base import Limits
+
+    for kind, func in (
+        (reference.KIND_ATTENTION, reference.attention),
+        (reference.KIND_MULTI_HEAD, reference.multi_head_attention),
+        (reference.KIND_SOFTMAX, reference.softmax),
+    ):
+        probes = diagnostic_probes(kind, np.random.default_rng(3))
+        run = CallableExecutor(func).run(
+            code="", entry_point="f", calls=[p.call for p in probes], limits=Limits()
+        )
+        assert diagnose(kind, probes, run.calls) == []

@@ -1,0 +1,207 @@
+"""grade(): statuses, partial credit, one batched run, JSON verdicts, replayable seeds."""
+
+import json
+
+import numpy as np
+
+from grader import reference
+from grader.executors.base import CallResult, Limits, RunResult, RunStatus
+from grader.executors.trusted import CallableExecutor
+from grader.grading import (
+    ERROR,
+    FAILED,
+    INTERNAL_ERROR,
+    MSG_INTERNAL,
+    MSG_PASSED,
+    PASSED,
+    CheckSpec,
+    ExerciseSpec,
+    grade,
+    visible_message,
+)
+from grader.wrong_implementations import attention_naive_softmax
+from tests.grader.helpers import builtin_spec
+
+
+class FixedRun:
+    """A stand-in executor that answers every run with one RunResult (no code runs)."""
+
+    def __init__(self, result):
+        self.result = result
+        self.runs = 0
+
+    def run(self, *, code, entry_point, calls, limits):
+        self.runs += 1
+        return self.result
+
+    def close(self):
+        pass
+
+
+class CountingExecutor(CallableExecutor):
+    def __init__(self, func, stop_after=None, status=RunStatus.CPU_LIMIT):
+        super().__init__(func)
+        self.runs = 0
+        self.n_calls = 0
+        self.stop_after = stop_after
+        self.status = status
+
+    def run(self, *, code, entry_point, calls, limits):
+        self.runs += 1
+        self.n_calls = len(calls)
+        result = super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
+        if self.stop_after is None:
+            return result
+        return RunResult(
+            status=self.status,
+            calls=result.calls[: self.stop_after],
+            message="Time limit exceeded: your code used more than 5 s of CPU time.",
+        )
+
+
+SPEC = builtin_spec(reference.KIND_ATTENTION)
+
+
+def test_reference_passes_in_one_batched_run():
+    executor = CountingExecutor(reference.attention)
+    verdict = grade(spec=SPEC, code="", seed=0, executor=executor)
+    assert verdict.status == PASSED
+    assert verdict.score == 1.0
+    assert verdict.message == MSG_PASSED.format(n=len(SPEC.checks))
+    assert executor.runs == 1
+    # Checks and diagnosis travel together: more calls than the checks alone need.
+    assert executor.n_calls > 20
+
+
+def test_partial_credit_is_weighted():
+    verdict = grade(spec=SPEC, code="", seed=0, executor=CallableExecutor(attention_naive_softmax))
+    assert verdict.status == FAILED
+    failed = [c for c in verdict.checks if not c.passed]
+    assert [c.name for c in failed] == ["stability"]
+    total = sum(c.weight for c in verdict.checks)
+    assert abs(verdict.score - (total - failed[0].weight) / total) < 1e-12
+    assert verdict.diagnosis == ("unstable-softmax",)
+
+
+def test_verdict_is_json_and_matches_submission_fields():
+    verdict = grade(spec=SPEC, code="", seed=0, executor=CallableExecutor(attention_naive_softmax))
+    data = json.loads(json.dumps(verdict.to_dict()))
+    assert set(data) == {"status", "score", "checks", "diagnosis", "message", "stdout"}
+    assert set(data["checks"][0]) == {"name", "label", "passed", "message", "weight", "visibility"}
+    assert data["checks"][0]["label"]  # the library's label when the spec has none
+
+
+def test_same_seed_same_verdict_other_seed_other_inputs():
+    a = grade(spec=SPEC, code="", seed=42, executor=CallableExecutor(attention_naive_softmax))
+    b = grade(spec=SPEC, code="", seed=42, executor=CallableExecutor(attention_naive_softmax))
+    assert a == b
+
+
+def test_nothing_ran_is_an_error_with_the_executor_message():
+    for status, message in (
+        (RunStatus.SYNTAX_ERROR, "Syntax error on line 3: invalid syntax"),
+        (RunStatus.MISSING_ENTRY_POINT, "Your code does not define a function named `attention`."),
+        (
+            RunStatus.IMPORT_ERROR,
+            "Your code raised an exception while being loaded:\nZeroDivisionError",
+        ),
+        (RunStatus.WALL_LIMIT, "Time limit exceeded"),
+    ):
+        executor = FixedRun(RunResult(status=status, calls=[], message=message, stdout="hi\n"))
+        verdict = grade(spec=SPEC, code="x", seed=0, executor=executor)
+        assert verdict.status == ERROR
+        assert verdict.score == 0.0
+        assert verdict.message == message
+        assert verdict.stdout == "hi\n"
+        assert executor.runs == 1
+
+
+def test_internal_is_never_charged():
+    executor = FixedRun(RunResult(status=RunStatus.INTERNAL, calls=[], message="zygote died"))
+    verdict = grade(spec=SPEC, code="x", seed=0, executor=executor)
+    assert verdict.status == INTERNAL_ERROR
+    assert verdict.message == MSG_INTERNAL
+
+
+def test_executor_exception_is_internal():
+    class Broken(FixedRun):
+        def run(self, **kwargs):
+            raise OSError("pipe closed")
+
+    verdict = grade(spec=SPEC, code="x", seed=0, executor=Broken(None))
+    assert verdict.status == INTERNAL_ERROR
+
+
+def test_limit_before_any_check_completes_is_error():
+    # The first check (worked example) has one call; stopping after 0 calls judges nothing.
+    executor = CountingExecutor(reference.attention, stop_after=0)
+    verdict = grade(spec=SPEC, code="", seed=0, executor=executor)
+    assert verdict.status == ERROR
+    assert verdict.message.startswith("Time limit exceeded")
+
+
+def test_limit_part_way_fails_the_unfinished_checks():
+    executor = CountingExecutor(reference.attention, stop_after=3)
+    verdict = grade(spec=SPEC, code="", seed=0, executor=executor)
+    assert verdict.status == FAILED
+    assert verdict.checks[0].passed  # the worked example finished
+    assert not verdict.checks[-1].passed
+    assert "could not run" in verdict.checks[-1].message
+    assert 0 < verdict.score < 1
+
+
+def test_wrong_number_of_results_is_internal():
+    executor = FixedRun(
+        RunResult(status=RunStatus.OK, calls=[CallResult(output=np.zeros(1))] * 999)
+    )
+    assert grade(spec=SPEC, code="", seed=0, executor=executor).status == INTERNAL_ERROR
+
+
+def test_bad_params_are_internal_not_the_students_fault():
+    spec = ExerciseSpec(
+        slug="x",
+        kind="attention",
+        entry_point="attention",
+        checks=(CheckSpec("scale", {"d_ks": "x"}),),
+    )
+    verdict = grade(spec=spec, code="", seed=0, executor=CallableExecutor(reference.attention))
+    assert verdict.status == INTERNAL_ERROR
+
+
+def test_no_checks_is_an_error():
+    spec = ExerciseSpec(slug="x", kind="attention", entry_point="attention", checks=())
+    verdict = grade(spec=spec, code="", seed=0, executor=CallableExecutor(reference.attention))
+    assert verdict.status == ERROR
+
+
+def test_passing_submission_is_never_diagnosed():
+    verdict = grade(spec=SPEC, code="", seed=0, executor=CallableExecutor(reference.attention))
+    assert verdict.diagnosis == ()
+
+
+def test_visibility_of_messages():
+    check = {"message": "m", "visibility": "shown"}
+    assert visible_message(check=check, deadline_passed=False) == "m"
+    assert visible_message(check={**check, "visibility": "hidden"}, deadline_passed=True) is None
+    after = {**check, "visibility": "after-deadline"}
+    assert visible_message(check=after, deadline_passed=False) is None
+    assert visible_message(check=after, deadline_passed=True) == "m"
+
+
+def test_limits_are_passed_to_the_executor():
+    seen = {}
+
+    class Spy(CallableExecutor):
+        def run(self, *, code, entry_point, calls, limits):
+            seen.update(code=code, entry_point=entry_point, limits=limits)
+            return super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
+
+    spec = ExerciseSpec(
+        slug="x",
+        kind="attention",
+        entry_point="attention",
+        checks=(CheckSpec("worked-example"),),
+        limits=Limits(wall_seconds=3, cpu_seconds=2, memory_mb=256),
+    )
+    grade(spec=spec, code="src", seed=0, executor=Spy(reference.attention))
+    assert seen == {"code": "src", "entry_point": "attention", "limits": spec.limits}

@@ -1,0 +1,213 @@
+"""The candidate flow in HTML: answer first, then the reveal; plain forms, no JS needed."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from questions import services, views
+from questions.models import CheckKind, Question, Status
+from tests.questions.conftest import GOOD_ANSWER
+from tests.questions.leaks import leaked, plant_markers
+
+pytestmark = pytest.mark.django_db
+
+
+def detail(question: Question) -> str:
+    return reverse("questions:detail", kwargs={"slug": question.slug})
+
+
+def answer(client: Client, question: Question, text: str = GOOD_ANSWER):
+    return client.post(reverse("questions:answer", kwargs={"slug": question.slug}), {"text": text})
+
+
+def test_list_and_filters(client: Client, seed_content: None) -> None:
+    body = client.get(reverse("questions:list")).content.decode()
+    for slug in ("why-divide-before-softmax", "scaled-dot-product-attention-by-hand"):
+        assert f"/questions/{slug}/" in body
+    body = client.get(reverse("questions:list"), {"role": "ai-data-systems"}).content.decode()
+    assert "why-divide-before-softmax" in body and "by-hand" not in body
+    body = client.get(reverse("questions:list"), {"level": "L1"}).content.decode()
+    assert "why-divide-before-softmax" not in body and "by-hand" in body
+    assert '<label for="id_role">' in body and '<label for="id_level">' in body
+
+
+def test_drafts_are_hidden(client: Client, question: Question) -> None:
+    services.question_unpublish(question=question)
+    assert question.slug not in client.get(reverse("questions:list")).content.decode()
+    assert client.get(detail(question)).status_code == 404
+
+
+SLUGS = [
+    "why-divide-before-softmax",
+    "scaled-dot-product-attention-by-hand",
+    "why-divide-before-mixing",
+]
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_nothing_leaks_before_the_attempt(client: Client, seed_content: None, slug: str) -> None:
+    question = Question.objects.get(slug=slug)
+    markers = plant_markers(question)
+    response = client.get(detail(question))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert leaked(body) == []
+    assert "Wrong answers interviewers hear" not in body
+    # the same page after the attempt shows them: the markers do work
+    answer(client, question, "softmax saturates")
+    body = client.get(detail(question)).content.decode()
+    expected = {m[6:-2] for k, m in markers.items() if not k.startswith("expected")}
+    assert set(leaked(body)) == expected
+
+
+def test_answer_then_reveal(client: Client, question: Question) -> None:
+    markers = plant_markers(question)
+    response = answer(client, question, "A larger learning rate recovers it.")
+    assert response.status_code == 302
+    assert response["Location"] == f"{detail(question)}#assessment"
+    body = client.get(detail(question)).content.decode()
+    assert views.ANSWER_SAVED in body
+    assert markers["short"] in body and markers["full"] in body
+    # the matched wrong answer and its rebuttal, and every rebuttal in <details>
+    assert 'data-testid="wrong-match"' in body
+    assert "a larger step cannot create information" in body
+    for wa in question.wrong_answers.all():
+        assert f'<details id="{wa.anchor}">' in body
+        assert markers[f"rebuttal{wa.pk}"] in body
+    # follow-ups visible, their expected answers not yet
+    for fu in question.follow_ups.all():
+        assert markers[f"prompt{fu.pk}"] in body
+        assert markers[f"expected{fu.pk}"] not in body
+    # the ten-minute demonstration links to the coding exercises
+    for slug in ("scaled-dot-product-attention", "multi-head-attention", "stable-softmax"):
+        assert f'href="/exercises/{slug}/"' in body
+
+
+def test_follow_up_flow(client: Client, question: Question) -> None:
+    markers = plant_markers(question)
+    answer(client, question)
+    shape = question.follow_ups.get(check_kind=CheckKind.SHAPE)
+    url = reverse("questions:follow-up-answer", kwargs={"slug": question.slug, "pk": shape.pk})
+    response = client.post(url, {f"fu{shape.pk}-text": "( n , n )"})
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"#{shape.anchor}")
+    body = client.get(detail(question)).content.decode()
+    assert markers[f"expected{shape.pk}"] in body
+    assert "Correct shape." in body
+    for fu in question.follow_ups.exclude(pk=shape.pk):
+        assert markers[f"expected{fu.pk}"] not in body
+
+
+def test_follow_up_before_question_is_refused(client: Client, question: Question) -> None:
+    fu = question.follow_ups.first()
+    url = reverse("questions:follow-up-answer", kwargs={"slug": question.slug, "pk": fu.pk})
+    plant_markers(question)
+    response = client.post(url, {f"fu{fu.pk}-text": "(n, n)"}, follow=True)
+    assert services.FOLLOW_UP_BEFORE_QUESTION in response.content.decode()
+    assert leaked(response.content.decode()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", services.ANSWER_EMPTY),
+        ("   ", services.ANSWER_EMPTY),
+        ("y" * (services.ANSWER_MAX_CHARS + 1), services.ANSWER_TOO_LONG),
+    ],
+)
+def test_empty_and_oversized_answers(
+    client: Client, question: Question, text: str, message: str
+) -> None:
+    plant_markers(question)
+    response = answer(client, question, text)
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert message in body and 'role="alert"' in body
+    assert leaked(body) == []
+
+
+def test_answers_are_escaped(client: Client, question: Question) -> None:
+    payload = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    answer(client, question, payload)
+    body = client.get(detail(question)).content.decode()
+    assert "<script>alert(1)" not in body and "<img src=x" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+
+
+def test_unknown_slug_is_a_real_404(client: Client, settings, seed_content: None) -> None:
+    settings.DEBUG = False
+    response = client.get("/questions/no-such-question/")
+    assert response.status_code == 404
+    assert "Page not found" in response.content.decode()
+    assert "404.html" in [t.name for t in response.templates]
+    response = client.post("/questions/no-such-question/answer/", {"text": "x"})
+    assert response.status_code == 404
+
+
+def test_anonymous_session_is_kept_and_claimed_on_login(
+    client: Client, question: Question, alice
+) -> None:
+    markers = plant_markers(question)
+    answer(client, question)
+    token = client.session[services.CANDIDATE_SESSION_KEY]
+    assert question.attempts.get().session_key == token
+    assert markers["short"] in client.get(detail(question)).content.decode()
+    # a fresh visitor sees nothing
+    assert leaked(Client().get(detail(question)).content.decode()) == []
+    client.post(reverse("login"), {"username": "alice", "password": "alice-pass-123"})
+    assert question.attempts.get().user == alice
+    body = client.get(reverse("questions:list")).content.decode()
+    assert "Your recent answers" in body and "Answered" in body
+
+
+def test_history_for_logged_in_users(client: Client, question: Question, alice) -> None:
+    client.force_login(alice)
+    answer(client, question, "softmax saturates")
+    answer(client, question, GOOD_ANSWER)
+    body = client.get(detail(question)).content.decode()
+    assert "Your earlier answers" in body
+
+
+def test_explainer_page(client: Client, seed_content: None) -> None:
+    response = client.get(reverse("questions:explainer"))
+    assert response.status_code == 200
+    names = [t.name for t in response.templates]
+    for name in ("variance", "saturation", "sqrt_vs_d", "judges"):
+        assert f"explorables/{name}.html" in names
+    body = response.content.decode()
+    assert "$\\sqrt{d}$" in body  # math passes through untouched for KaTeX
+
+
+def test_worked_example_explorable_is_on_the_question_page(
+    client: Client, seed_content: None
+) -> None:
+    question = Question.objects.get(slug="scaled-dot-product-attention-by-hand")
+    before = client.get(detail(question))
+    assert "explorables/worked_example.html" not in [t.name for t in before.templates]
+    answer(client, question, "softmax(QK^T / sqrt(d_k)) V")
+    after = client.get(detail(question))
+    assert "explorables/worked_example.html" in [t.name for t in after.templates]
+    assert "[0.506 0.186 0.307]" in after.content.decode()
+
+
+def test_preview_is_staff_only_and_shows_drafts(
+    client: Client, question: Question, alice, instructor
+) -> None:
+    markers = plant_markers(question)
+    services.question_unpublish(question=question)
+    url = reverse("questions:preview", kwargs={"slug": question.slug})
+    assert client.get(url).status_code == 302  # to the admin login
+    client.force_login(alice)
+    assert client.get(url).status_code == 302
+    client.force_login(instructor)
+    response = client.get(url)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert all(marker in body for marker in markers.values())
+    assert "draft" in body
+
+
+def test_question_status_default_is_draft() -> None:
+    assert Question().status == Status.DRAFT

@@ -1,0 +1,4 @@
+# status: exited
+import sys
+
+sys.exit("bye")

@@ -1,0 +1,101 @@
+"""Runs a SandboxExecutor inside the test fence and serves it to the test process.
+
+Started by tests/sandbox/conftest.py through fence.py (own pid namespace + pids cgroup), so
+even a sandbox escape during a hostile test could not reach the team's processes. Commands and
+replies are length-prefixed pickles on stdin/stdout (both ends are our trusted test code).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import struct
+import sys
+import time
+import traceback
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+from grader.sandbox import SandboxExecutor, SandboxUnavailable
+
+LEN = struct.Struct("<Q")
+
+
+class RootUidExecutor(SandboxExecutor):
+    """A broken configuration (children would stay root): the sandbox must refuse to run."""
+
+    def _config(self, ctrl_fd: int) -> dict[str, Any]:
+        config = super()._config(ctrl_fd)
+        config["uid"] = config["gid"] = 0
+        return config
+
+
+def read_msg(stream: Any) -> Any:
+    head = stream.read(LEN.size)
+    if len(head) < LEN.size:
+        return None
+    return pickle.loads(stream.read(LEN.unpack(head)[0]))
+
+
+def write_msg(stream: Any, obj: Any) -> None:
+    data = pickle.dumps(obj)
+    stream.write(LEN.pack(len(data)) + data)
+    stream.flush()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing else may write to the reply stream
+    executor: SandboxExecutor | None = None
+    while True:
+        msg = read_msg(stdin)
+        if msg is None:
+            break
+        op, kwargs = msg
+        try:
+            if op == "start":
+                if executor is not None:
+                    executor.close()
+                executor = SandboxExecutor(**kwargs)
+                reply: Any = None
+            elif op == "run":
+                assert executor is not None
+                t0 = time.perf_counter()
+                result = executor.run(**kwargs)
+                reply = (result, time.perf_counter() - t0, executor.zygote_starts)
+            elif op == "self_check":
+                assert executor is not None
+                executor.self_check()
+                reply = executor.zygote_starts
+            elif op == "root_uid":
+                # Fail closed: start a sandbox whose children would keep uid 0.
+                broken = RootUidExecutor(slot=kwargs.get("slot"), start=False)
+                try:
+                    try:
+                        broken.self_check()
+                        refused = ""
+                    except SandboxUnavailable as e:
+                        refused = str(e)
+                    result = broken.run(**kwargs["run"])
+                finally:
+                    broken.close()
+                reply = (refused, result)
+            elif op == "close":
+                if executor is not None:
+                    executor.close()
+                    executor = None
+                reply = None
+            else:
+                raise ValueError(op)
+            write_msg(stdout, ("ok", reply))
+        except BaseException as e:
+            write_msg(stdout, ("err", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
+    if executor is not None:
+        executor.close()
+
+
+if __name__ == "__main__":
+    main()

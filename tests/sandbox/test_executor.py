@@ -1,0 +1,271 @@
+"""The sandbox on honest and merely wrong code: verdicts, messages, outputs, stdout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader.executors.base import Call, Limits, RunStatus
+from grader.sandbox import messages as M
+from tests.sandbox.conftest import (
+    CORRECT_ATTENTION,
+    FencedSandbox,
+    assert_correct,
+    reference_attention,
+    small_calls,
+)
+
+INTERNAL_NAMES = ("/sandbox", "zygote", "layers.py", "protocol", "site-packages", "/venv", "numpy")
+
+
+def test_correct_function(sandbox: FencedSandbox) -> None:
+    calls = small_calls(5)
+    result = sandbox.run(code=CORRECT_ATTENTION, entry_point="attention", calls=calls)
+    assert_correct(result, calls)
+    assert result.message == ""
+    assert result.stdout == ""
+
+
+def test_kwargs_mask_and_scalars(sandbox: FencedSandbox) -> None:
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.normal(size=(4, 16)) for _ in range(3))
+    mask = np.tril(np.ones((4, 4), dtype=bool))
+    calls = [
+        Call(args=(q, k, v), kwargs={"mask": mask}),
+        Call(args=(q, k, v), kwargs={"mask": None}),
+    ]
+    result = sandbox.run(code=CORRECT_ATTENTION, entry_point="attention", calls=calls)
+    assert_correct(result, calls)
+    np.testing.assert_allclose(result.calls[0].output, reference_attention(q, k, v, mask))
+
+
+def test_many_calls_in_order_and_dtypes(sandbox: FencedSandbox) -> None:
+    code = "import numpy as np\ndef f(x, n):\n    return np.asarray(x * n, dtype=x.dtype)\n"
+    arrays = [
+        (np.arange(6) % 3).astype(dt).reshape(2, 3) for dt in ("f4", "f8", "i8", "u1", "bool")
+    ]
+    calls = [Call(args=(a, 2)) for a in arrays]
+    result = sandbox.run(code=code, entry_point="f", calls=calls)
+    assert result.status == RunStatus.OK
+    for a, res in zip(arrays, result.calls, strict=True):
+        assert type(res.output) is np.ndarray
+        assert res.output.dtype == a.dtype
+        np.testing.assert_array_equal(res.output, np.asarray(a * 2, dtype=a.dtype))
+
+
+def test_scalar_and_list_returns_are_arrays(sandbox: FencedSandbox) -> None:
+    code = "def f(i):\n    return [1.5, 2.5] if i else 3\n"
+    result = sandbox.run(code=code, entry_point="f", calls=[Call(args=(1,)), Call(args=(0,))])
+    assert result.status == RunStatus.OK
+    np.testing.assert_array_equal(result.calls[0].output, [1.5, 2.5])
+    assert result.calls[1].output.shape == ()
+    assert int(result.calls[1].output) == 3
+
+
+def test_syntax_error_reports_line(sandbox: FencedSandbox) -> None:
+    code = "import numpy as np\n\ndef attention(Q, K, V):\n    return (Q @ K.T\n"
+    result = sandbox.run(code=code, entry_point="attention", calls=small_calls(1))
+    assert result.status == RunStatus.SYNTAX_ERROR
+    assert result.calls == []
+    assert result.message.startswith("Syntax error on line 4: ")
+    assert "never closed" in result.message
+
+
+def test_indentation_error_is_a_syntax_error(sandbox: FencedSandbox) -> None:
+    result = sandbox.run(code="def f():\nreturn 1\n", entry_point="f", calls=[Call(args=())])
+    assert result.status == RunStatus.SYNTAX_ERROR
+    assert result.message.startswith("Syntax error on line 2: ")
+
+
+def test_null_byte_source(sandbox: FencedSandbox) -> None:
+    result = sandbox.run(code="x = 1\0\n", entry_point="f", calls=[])
+    assert result.status == RunStatus.SYNTAX_ERROR
+
+
+def test_missing_entry_point(sandbox: FencedSandbox) -> None:
+    result = sandbox.run(code="def other():\n    pass\n", entry_point="attention", calls=[])
+    assert result.status == RunStatus.MISSING_ENTRY_POINT
+    assert result.message == M.MSG_MISSING_ENTRY_POINT.format(entry_point="attention")
+
+
+def test_entry_point_not_callable(sandbox: FencedSandbox) -> None:
+    result = sandbox.run(code="attention = 3\n", entry_point="attention", calls=[])
+    assert result.status == RunStatus.MISSING_ENTRY_POINT
+
+
+def test_exception_traceback_shows_only_student_frames(sandbox: FencedSandbox) -> None:
+    code = (
+        "import numpy as np\n"
+        "\n"
+        "def helper(x):\n"
+        "    raise ValueError('boom ' + str(x.shape))\n"
+        "\n"
+        "def attention(Q, K, V, mask=None):\n"
+        "    return helper(Q)\n"
+    )
+    result = sandbox.run(code=code, entry_point="attention", calls=small_calls(2))
+    assert result.status == RunStatus.OK  # the module ran; each call carries its error
+    assert len(result.calls) == 2
+    for res in result.calls:
+        assert res.output is None
+        assert res.error is not None
+        assert res.error.startswith("Traceback (most recent call last):")
+        assert 'File "submission.py", line 7, in attention' in res.error
+        assert 'File "submission.py", line 4, in helper' in res.error
+        assert "raise ValueError('boom ' + str(x.shape))" in res.error
+        assert res.error.rstrip().endswith("ValueError: boom (8, 64)")
+        for name in INTERNAL_NAMES:
+            assert name not in res.error
+
+
+def test_exception_inside_numpy_hides_numpy_frames(sandbox: FencedSandbox) -> None:
+    code = "import numpy as np\ndef attention(Q, K, V, mask=None):\n    return np.dot(Q, V)\n"
+    result = sandbox.run(code=code, entry_point="attention", calls=small_calls(1))
+    err = result.calls[0].error
+    assert err is not None
+    assert 'File "submission.py", line 3, in attention' in err
+    assert "ValueError: shapes (8,64) and (8,64) not aligned" in err
+    assert "site-packages" not in err and "/venv" not in err
+
+
+def test_exception_while_loading_is_import_error(sandbox: FencedSandbox) -> None:
+    code = "import numpy as np\nimport no_such_module_here\n"
+    result = sandbox.run(code=code, entry_point="attention", calls=small_calls(1))
+    assert result.status == RunStatus.IMPORT_ERROR
+    assert result.message.startswith(M.MSG_IMPORT_ERROR.split("{")[0])
+    assert "ModuleNotFoundError: No module named 'no_such_module_here'" in result.message
+    assert 'File "submission.py", line 2, in <module>' in result.message
+    assert "/sandbox" not in result.message
+
+
+def test_non_numeric_returns(sandbox: FencedSandbox) -> None:
+    code = "def f(i):\n    return ['hello', None, {'a': 1}, [[1, 2], [3]], 1 + 2j, object()][i]\n"
+    calls = [Call(args=(i,)) for i in range(6)]
+    result = sandbox.run(code=code, entry_point="f", calls=calls)
+    assert result.status == RunStatus.OK
+    assert result.calls[0].error == M.MSG_NOT_NUMERIC.format(type="str", dtype="<U5")
+    assert result.calls[1].error == M.MSG_NOT_NUMERIC.format(type="NoneType", dtype="object")
+    assert result.calls[2].error == M.MSG_NOT_NUMERIC.format(type="dict", dtype="object")
+    # A ragged list raises inside np.asarray: reported as that exception.
+    assert result.calls[3].error is not None and "ValueError" in result.calls[3].error
+    assert result.calls[4].error == M.MSG_NOT_NUMERIC.format(type="complex", dtype="complex128")
+    assert result.calls[5].error == M.MSG_NOT_NUMERIC.format(type="object", dtype="object")
+    assert all(c.output is None for c in result.calls)
+
+
+def test_stdout_is_captured(sandbox: FencedSandbox) -> None:
+    code = (
+        "import sys\n"
+        "print('loading')\n"
+        "def f(x):\n"
+        "    print('value', x)\n"
+        "    print('<b>err</b>', file=sys.stderr)\n"
+        "    return x\n"
+    )
+    result = sandbox.run(code=code, entry_point="f", calls=[Call(args=(1,)), Call(args=(2,))])
+    assert result.status == RunStatus.OK
+    # Captured verbatim; escaping for HTML is the caller's job.
+    for line in ("loading", "value 1", "value 2", "<b>err</b>"):
+        assert line in result.stdout
+
+
+def test_stdout_is_capped_but_run_continues(sandbox: FencedSandbox) -> None:
+    code = "def f(x):\n    print('y' * 200_000)\n    return x\n"
+    result = sandbox.run(code=code, entry_point="f", calls=[Call(args=(1,))])
+    assert result.status == RunStatus.OK
+    assert result.stdout.startswith("y" * 1000)
+    assert result.stdout.endswith("[... output truncated after 64 KiB]")
+    assert len(result.stdout) < 64 * 1024 + 100
+
+
+def test_limit_mid_run_keeps_finished_calls(sandbox: FencedSandbox) -> None:
+    code = "def f(i):\n    while i == 2:\n        pass\n    return i\n"
+    calls = [Call(args=(i,)) for i in range(4)]
+    result = sandbox.run(code=code, entry_point="f", calls=calls, limits=Limits(cpu_seconds=1))
+    assert result.status == RunStatus.CPU_LIMIT
+    assert result.message == M.MSG_CPU_LIMIT.format(seconds=1)
+    assert [int(c.output) for c in result.calls] == [0, 1]
+
+
+def test_return_inputs_shows_mutation(sandbox: FencedSandbox) -> None:
+    code = "def f(x, y):\n    x[0] = 99\n    return x.sum()\n"
+    x = np.zeros(3)
+    result = sandbox.run(
+        code=code, entry_point="f", calls=[Call(args=(x, np.ones(2)), return_inputs=True)]
+    )
+    assert result.status == RunStatus.OK
+    res = result.calls[0]
+    assert float(res.output) == 99.0
+    assert res.inputs_after is not None
+    np.testing.assert_array_equal(res.inputs_after[0], [99, 0, 0])
+    np.testing.assert_array_equal(res.inputs_after[1], [1, 1])
+    np.testing.assert_array_equal(x, [0, 0, 0])  # the trusted side's array is untouched
+
+
+def test_inputs_are_fresh_per_call(sandbox: FencedSandbox) -> None:
+    code = "def f(x):\n    x += 1\n    return x.copy()\n"
+    x = np.zeros(2)
+    result = sandbox.run(code=code, entry_point="f", calls=[Call(args=(x,)), Call(args=(x,))])
+    np.testing.assert_array_equal(result.calls[1].output, [1, 1])
+
+
+def test_lazy_imports_work_after_the_uid_drop(sandbox: FencedSandbox) -> None:
+    code = (
+        "import numpy as np, json, fractions, decimal, statistics, numpy.polynomial\n"
+        "def f(x):\n"
+        "    return np.fft.fft(x).real + np.linalg.norm(x) + np.random.default_rng(0).random()\n"
+    )
+    result = sandbox.run(code=code, entry_point="f", calls=[Call(args=(np.ones(4),))])
+    assert result.status == RunStatus.OK, result.message
+    assert result.calls[0].output.shape == (4,)
+
+
+def test_empty_environment_and_no_project_paths(sandbox: FencedSandbox) -> None:
+    code = (
+        "import os, sys\n"
+        "def f():\n"
+        "    print(sorted(os.environ), os.getcwd(), sys.argv)\n"
+        "    return 0\n"
+    )
+    result = sandbox.run(code=code, entry_point="f", calls=[Call(args=())])
+    assert result.status == RunStatus.OK
+    assert "/work" not in result.stdout
+    assert "SECRET" not in result.stdout and "DATABASE" not in result.stdout
+
+
+def test_self_check_passes(sandbox: FencedSandbox) -> None:
+    starts = sandbox.call("self_check")
+    assert starts >= 1
+
+
+def test_warm_grade_is_fast(sandbox: FencedSandbox) -> None:
+    calls = small_calls(10)
+    times = []
+    for _ in range(10):
+        assert_correct(
+            sandbox.run(code=CORRECT_ATTENTION, entry_point="attention", calls=calls), calls
+        )
+        times.append(sandbox.last_seconds)
+    # Generous (shared 2-core machine): the benchmark measures properly.
+    assert sorted(times)[len(times) // 2] < 0.1
+
+
+@pytest.mark.parametrize("slot", [None])
+def test_fails_closed_when_a_layer_cannot_be_applied(
+    sandbox: FencedSandbox, slot: int | None
+) -> None:
+    # Children configured to keep uid 0: the uid-drop layer refuses, nothing runs.
+    refused, result = sandbox.call(
+        "root_uid",
+        slot=slot,
+        run={
+            "code": CORRECT_ATTENTION,
+            "entry_point": "attention",
+            "calls": small_calls(1),
+            "limits": Limits(),
+        },
+    )
+    assert "self-check" in refused and "refusing to run student code as root" in refused
+    assert result.status == RunStatus.INTERNAL
+    assert result.message == M.MSG_INTERNAL
+    assert result.calls == []

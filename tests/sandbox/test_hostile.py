@@ -1,0 +1,175 @@
+"""Hostile submissions: each must be contained, leave the host untouched, and leave the sandbox
+healthy (a correct grade right after, at full speed, on the same zygote).
+
+The cases are data: tests/sandbox/hostile/*.py, each with header lines
+    # status: <RunStatus value>[|<another>]     what the run must end as
+    # limits: wall=<s> cpu=<s> memory=<MB>      optional, smaller limits keep the suite quick
+    # check: <what> [<what>...]                 optional checks of the calls (see _check)
+    # host-absent: <path> [<path>...]           files the attack tries to create on the host
+Every run goes through the fenced sandbox (see conftest.py and fence.py): never without it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader.executors.base import Limits, RunResult, RunStatus
+from tests.sandbox.conftest import (
+    CORRECT_ATTENTION,
+    FencedSandbox,
+    assert_correct,
+    reference_attention,
+    small_calls,
+)
+
+HOSTILE_DIR = Path(__file__).resolve().parent / "hostile"
+
+# Least dangerous first, so a broken layer shows up on a harmless probe before a destructive one.
+ORDER = [
+    "read_etc_passwd",
+    "read_project_files",
+    "read_database",
+    "proc_environ",
+    "write_root",
+    "write_tmp",
+    "write_project",
+    "tcp_postgres",
+    "tcp_redis",
+    "subprocess_run",
+    "os_system",
+    "ctypes_system",
+    "ptrace_and_namespaces",
+    "kill_all_counted",
+    "kill_parent",
+    "kill_pid1",
+    "kill_all",
+    "sys_exit",
+    "os_exit",
+    "sys_exit_at_load",
+    "pickle_reduce",
+    "pickle_forged_npy",
+    "eq_subclass",
+    "monkeypatch_allclose",
+    "gc_scan",
+    "forged_verdicts",
+    "broadcast_huge",
+    "deep_recursion",
+    "deep_recursion_unlimited",
+    "ctypes_segfault",
+    "sleep_forever",
+    "infinite_loop",
+    "sigxcpu_ignored",
+    "alloc_10gb",
+    "gradual_growth",
+    "stdout_1gb",
+    "stdout_1gb_raw_fd",
+    "threads_1000",
+    "fork_bomb_counted",
+    "fork_bomb",
+]
+
+
+@dataclass
+class Case:
+    name: str
+    code: str
+    statuses: set[str]
+    limits: Limits = field(default_factory=Limits)
+    checks: list[str] = field(default_factory=list)
+    host_absent: list[str] = field(default_factory=list)
+
+
+def load_case(path: Path) -> Case:
+    code = path.read_text()
+    header: dict[str, str] = {}
+    for line in code.splitlines():
+        if not line.startswith("# "):
+            break
+        key, _, value = line[2:].partition(":")
+        header[key.strip()] = value.strip()
+    lim = dict(item.split("=") for item in header.get("limits", "").split())
+    return Case(
+        name=path.stem,
+        code=code,
+        statuses=set(header["status"].split("|")),
+        limits=Limits(
+            wall_seconds=float(lim.get("wall", 10)),
+            cpu_seconds=float(lim.get("cpu", 5)),
+            memory_mb=int(lim.get("memory", 512)),
+        ),
+        checks=header.get("check", "").split(" ") if "check" in header else [],
+        host_absent=header.get("host-absent", "").split(),
+    )
+
+
+def test_every_hostile_file_is_in_the_order() -> None:
+    assert sorted(ORDER) == sorted(p.stem for p in HOSTILE_DIR.glob("*.py"))
+
+
+def _check(case: Case, result: RunResult, calls: list) -> None:
+    for check in case.checks:
+        kind, _, arg = check.partition("=")
+        if kind == "zeros":  # the attack reports what it achieved: nothing
+            for res in result.calls:
+                assert res.error is None, res.error
+                assert np.all(res.output == 0), f"escaped: {res.output}"
+        elif kind == "nonzero":
+            for res in result.calls:
+                assert res.error is None, res.error
+                assert np.all(res.output != 0)
+        elif kind == "at-most":
+            for res in result.calls:
+                assert res.error is None, res.error
+                assert int(res.output) <= int(arg)
+        elif kind == "call-error":
+            assert result.calls, "no call results"
+            for res in result.calls:
+                assert res.output is None
+                assert res.error is not None and arg.replace("_", " ") in res.error, res.error
+        elif kind == "no-output":  # whatever happened, no call produced a value
+            for res in result.calls:
+                assert res.output is None and res.error
+        elif kind == "plain-ndarray":
+            for res in result.calls:
+                assert type(res.output) is np.ndarray
+        elif kind == "wrong-output":
+            for call, res in zip(calls, result.calls, strict=True):
+                if res.output is not None:
+                    expected = reference_attention(*call.args)
+                    assert res.output.shape != expected.shape or not np.allclose(
+                        res.output, expected
+                    )
+        else:
+            raise AssertionError(f"unknown check {check}")
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_hostile_submission_is_contained(sandbox: FencedSandbox, name: str) -> None:
+    case = load_case(HOSTILE_DIR / f"{name}.py")
+    for path in case.host_absent:
+        assert not os.path.exists(path), f"{path} exists before the test: clean it up"
+    calls = small_calls(2, seed=7)
+    starts_before = sandbox.call("self_check")  # healthy and checked before the attack
+
+    result = sandbox.run(code=case.code, entry_point="attention", calls=calls, limits=case.limits)
+
+    assert result.status in case.statuses, (result.status, result.message, result.calls)
+    assert result.status != RunStatus.INTERNAL
+    if result.status != RunStatus.OK:
+        assert result.message  # every non-OK verdict explains itself
+    _check(case, result, calls)
+    for path in case.host_absent:
+        assert not os.path.exists(path), f"the attack wrote {path} on the host"
+
+    # Still healthy: a correct grade right after, same zygote (not restarted), fast.
+    good = small_calls(3, seed=8)
+    after = sandbox.run(code=CORRECT_ATTENTION, entry_point="attention", calls=good)
+    assert_correct(after, good)
+    assert sandbox.zygote_starts == starts_before, "the zygote had to be restarted"
+    assert sandbox.last_seconds < 1.0
+    assert sandbox.call("self_check") == starts_before
