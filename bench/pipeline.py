@@ -63,25 +63,64 @@ class Stack:
 
     def run(self, *args: str) -> str:
         return subprocess.run(
-            [PY, "manage.py", *args], cwd=ROOT, env=self.env, check=True,
-            capture_output=True, text=True,
+            [PY, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
 
     def spawn(self, *cmd: str) -> None:
         log = (self.tmp / f"{len(self.procs)}.log").open("wb")
         self.procs.append(
-            subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                             start_new_session=True)
+            subprocess.Popen(
+                cmd,
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         )
 
     def start(self) -> None:
         self.run("migrate", "--noinput")
-        self.spawn(shutil.which("redis-server") or "redis-server", "--port", str(REDIS_PORT),
-                   "--save", "", "--appendonly", "no")
-        self.spawn(PY, "-m", "celery", "-A", "quizsite", "worker", "-B", "--loglevel=WARNING",
-                   f"--concurrency={self.workers}", f"--schedule={self.tmp / 'beat'}")
-        self.spawn(PY, "-m", "gunicorn", "quizsite.wsgi", "-b", f"127.0.0.1:{WEB_PORT}",
-                   "-w", "2", "--threads", "4", "--log-level", "warning")
+        self.spawn(
+            shutil.which("redis-server") or "redis-server",
+            "--port",
+            str(REDIS_PORT),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        )
+        self.spawn(
+            PY,
+            "-m",
+            "celery",
+            "-A",
+            "quizsite",
+            "worker",
+            "-B",
+            "--loglevel=WARNING",
+            f"--concurrency={self.workers}",
+            f"--schedule={self.tmp / 'beat'}",
+        )
+        self.spawn(
+            PY,
+            "-m",
+            "gunicorn",
+            "quizsite.wsgi",
+            "-b",
+            f"127.0.0.1:{WEB_PORT}",
+            "-w",
+            "2",
+            "--threads",
+            "4",
+            "--log-level",
+            "warning",
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -127,39 +166,61 @@ def api(method: str, path: str, token: str, body: dict | None = None) -> dict:
 
 
 FINAL = {"passed", "failed", "error", "internal-error"}
+# Run in `manage.py shell`: the burst's outcome, read from the rows (the source of truth).
+BURST_STATS = """
+import json
+from django.db.models import Max, Min
+from grader.models import Submission as S
+qs = S.objects.filter(pk__in={ids!r})
+final = qs.filter(status__in=S.FINAL_STATUSES)
+span = final.aggregate(first=Min("received_at"), last=Max("finished_at"))
+print(json.dumps({{
+    "final": final.count(),
+    "passed": qs.filter(status="passed").count(),
+    "twice": qs.filter(attempts__gt=1).count(),
+    "first": span["first"].timestamp() if span["first"] else 0,
+    "last": span["last"].timestamp() if span["last"] else 0,
+}}))
+"""
 
 
 def submit_and_wait(token: str, poll: float = 0.005) -> tuple[float, dict]:
     t0 = time.perf_counter()
-    sub = api("POST", "/api/submissions/", token,
-              {"exercise": "scaled-dot-product-attention", "code": CORRECT})
+    sub = api(
+        "POST",
+        "/api/submissions/",
+        token,
+        {"exercise": "scaled-dot-product-attention", "code": CORRECT},
+    )
     while sub["status"] not in FINAL:
         time.sleep(poll)
         sub = api("GET", sub["url"], token)
     return time.perf_counter() - t0, sub
 
 
-def sandbox_grade_baseline(n: int) -> list[float]:
-    """The grade alone, in this process's own warm sandbox: the floor of any pipeline."""
-    code = (
-        "import time, django; django.setup()\n"
-        "from grader.grading import grade\n"
-        "from grader.models import Exercise\n"
-        "from grader.sandbox import SandboxExecutor\n"
-        "from grader.selectors.exercises import exercise_spec_get\n"
-        "spec = exercise_spec_get(exercise=Exercise.objects.get(slug='scaled-dot-product-attention'))\n"
-        "ex = SandboxExecutor()\n"
-        f"code = open('bench/correct_attention.py').read()\n"
-        "for _ in range(5): grade(spec=spec, code=code, seed=1, executor=ex)\n"
-        f"for i in range({n}):\n"
-        "    t = time.perf_counter(); grade(spec=spec, code=code, seed=i, executor=ex)\n"
-        "    print(time.perf_counter() - t)\n"
-        "ex.close()\n"
-    )
-    return [float(x) for x in subprocess.run(
-        [PY, "-c", code], cwd=ROOT, env={**os.environ, "DJANGO_SETTINGS_MODULE": "quizsite.settings",
-                                           "DEBUG": "true"},
-        check=True, capture_output=True, text=True).stdout.split()]
+GRADE_ALONE = """
+import time
+from grader.grading import grade
+from grader.models import Exercise
+from grader.sandbox import SandboxExecutor
+from grader.selectors.exercises import exercise_spec_get
+exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+spec = exercise_spec_get(exercise=exercise)
+executor = SandboxExecutor()
+code = open("bench/correct_attention.py").read()
+for seed in range(5):
+    grade(spec=spec, code=code, seed=seed, executor=executor)
+for seed in range({n}):
+    t = time.perf_counter()
+    grade(spec=spec, code=code, seed=seed, executor=executor)
+    print(time.perf_counter() - t)
+executor.close()
+"""
+
+
+def sandbox_grade_baseline(stack: Stack, n: int) -> list[float]:
+    """The grade alone, in a warm sandbox of its own: the floor of any pipeline."""
+    return [float(x) for x in stack.run("shell", "-c", GRADE_ALONE.format(n=n)).split()]
 
 
 def page_load(seconds: float, users: int, path: str) -> list[float]:
@@ -198,29 +259,41 @@ def main() -> None:
     try:
         stack.start()
         tokens = stack.tokens(20)
-        print(f"stack up: gunicorn 2x4, celery --concurrency={args.workers}, redis, "
-              f"{stack.env['DATABASE_URL'].split(':')[0]}")
+        print(
+            f"stack up: gunicorn 2x4, celery --concurrency={args.workers}, redis, "
+            f"{stack.env['DATABASE_URL'].split(':')[0]}"
+        )
 
-        base = sandbox_grade_baseline(args.idle)
+        base = sandbox_grade_baseline(stack, args.idle)
         for _ in range(5):
             submit_and_wait(tokens[0])
         idle = [submit_and_wait(tokens[0])[0] for _ in range(args.idle)]
         print(f"\n1. submit -> verdict at idle, {args.idle} sequential submissions")
-        print(f"   sandbox grade alone (baseline): p50 {pct(base, 50)*1e3:7.1f} ms  "
-              f"p95 {pct(base, 95)*1e3:7.1f} ms")
-        print(f"   HTTP submit -> stored verdict : p50 {pct(idle, 50)*1e3:7.1f} ms  "
-              f"p95 {pct(idle, 95)*1e3:7.1f} ms  "
-              f"({pct(idle, 50)/pct(base, 50):.1f}x the grade alone)")
+        print(
+            f"   sandbox grade alone (baseline): p50 {pct(base, 50) * 1e3:7.1f} ms  "
+            f"p95 {pct(base, 95) * 1e3:7.1f} ms"
+        )
+        print(
+            f"   HTTP submit -> stored verdict : p50 {pct(idle, 50) * 1e3:7.1f} ms  "
+            f"p95 {pct(idle, 95) * 1e3:7.1f} ms  "
+            f"({pct(idle, 50) / pct(base, 50):.1f}x the grade alone)"
+        )
 
-        idle_pages = page_load(args.seconds / 2, args.users, "/questions/why-divide-before-softmax/")
+        idle_pages = page_load(
+            args.seconds / 2, args.users, "/questions/why-divide-before-softmax/"
+        )
 
         ids: list[int] = []
         lock = threading.Lock()
         t0 = time.perf_counter()
 
         def one(i: int) -> None:
-            sub = api("POST", "/api/submissions/", tokens[i % len(tokens)],
-                      {"exercise": "scaled-dot-product-attention", "code": CORRECT})
+            sub = api(
+                "POST",
+                "/api/submissions/",
+                tokens[i % len(tokens)],
+                {"exercise": "scaled-dot-product-attention", "code": CORRECT},
+            )
             with lock:
                 ids.append(sub["id"])
 
@@ -228,17 +301,7 @@ def main() -> None:
             list(pool.map(one, range(args.burst)))
         accepted = time.perf_counter() - t0
         busy_pages = page_load(args.seconds, args.users, "/questions/why-divide-before-softmax/")
-        check = (
-            "from grader.models import Submission as S\n"
-            f"ids = {ids!r}\n"
-            "qs = S.objects.filter(pk__in=ids)\n"
-            "final = qs.filter(status__in=S.FINAL_STATUSES)\n"
-            "import json; from django.db.models import Max, Min\n"
-            "print(json.dumps({'final': final.count(), 'passed': qs.filter(status='passed').count(),"
-            " 'twice': qs.filter(attempts__gt=1).count(),"
-            " 'first': qs.aggregate(m=Min('received_at'))['m'].timestamp(),"
-            " 'last': (final.aggregate(m=Max('finished_at'))['m'] or 0) and final.aggregate(m=Max('finished_at'))['m'].timestamp()}))\n"
-        )
+        check = BURST_STATS.format(ids=ids)
         deadline = time.monotonic() + 600
         while True:
             stats = json.loads(stack.run("shell", "-c", check))
@@ -247,17 +310,25 @@ def main() -> None:
             time.sleep(0.5)
         span = stats["last"] - stats["first"]
         print(f"\n2. burst of {args.burst} submissions (accepted in {accepted:.1f} s)")
-        print(f"   final {stats['final']}/{len(ids)}, passed {stats['passed']}, "
-              f"graded more than once {stats['twice']}, lost {len(ids) - stats['final']}")
-        print(f"   sustained {stats['final']/span:.1f} verdicts/s over {span:.1f} s "
-              f"(baseline: one sandbox alone grades {1/pct(base, 50):.0f}/s)")
+        print(
+            f"   final {stats['final']}/{len(ids)}, passed {stats['passed']}, "
+            f"graded more than once {stats['twice']}, lost {len(ids) - stats['final']}"
+        )
+        print(
+            f"   sustained {stats['final'] / span:.1f} verdicts/s over {span:.1f} s "
+            f"(baseline: one sandbox alone grades {1 / pct(base, 50):.0f}/s)"
+        )
         print(f"\n3. question page, {args.users} concurrent users")
-        print(f"   idle stack (baseline)     : p50 {pct(idle_pages, 50)*1e3:7.1f} ms  "
-              f"p95 {pct(idle_pages, 95)*1e3:7.1f} ms  ({len(idle_pages)} requests)")
-        print(f"   workers saturated by burst: p50 {pct(busy_pages, 50)*1e3:7.1f} ms  "
-              f"p95 {pct(busy_pages, 95)*1e3:7.1f} ms  ({len(busy_pages)} requests, "
-              f"p95 {pct(busy_pages, 95)/pct(idle_pages, 95):.2f}x idle)")
-        print(f"\n   median of {statistics.median(idle)*1e3:.1f} ms per idle verdict")
+        print(
+            f"   idle stack (baseline)     : p50 {pct(idle_pages, 50) * 1e3:7.1f} ms  "
+            f"p95 {pct(idle_pages, 95) * 1e3:7.1f} ms  ({len(idle_pages)} requests)"
+        )
+        print(
+            f"   workers saturated by burst: p50 {pct(busy_pages, 50) * 1e3:7.1f} ms  "
+            f"p95 {pct(busy_pages, 95) * 1e3:7.1f} ms  ({len(busy_pages)} requests, "
+            f"p95 {pct(busy_pages, 95) / pct(idle_pages, 95):.2f}x idle)"
+        )
+        print(f"\n   median of {statistics.median(idle) * 1e3:.1f} ms per idle verdict")
     finally:
         stack.stop()
 

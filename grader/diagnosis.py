@@ -30,6 +30,13 @@ from grader.checks.inputs import (
 from grader.executors.base import Call, CallResult
 from grader.misconceptions import CODES, LARGE, MASK, PLAIN, wrong_implementations_for
 
+# Tag of the attention probes called with V = identity (their outputs are the weights).
+WEIGHTS = "weights"
+# A measured scale is "the same" on every probe within this relative spread...
+SCALE_SPREAD = 1e-3
+# ... and the weights must be softmax(scores / c) to within this (log-weight) residual.
+SCALE_RESIDUAL = 1e-4
+
 # Two outputs "match" within float32 rounding of O(1) values ...
 MATCH_RTOL = 1e-3
 MATCH_ATOL = 1e-4
@@ -89,6 +96,12 @@ def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticPro
                 LARGE,
             )
         )
+        # V = identity: the output is the weights, so the scale actually used can be measured,
+        # whatever constant a student hard-coded (see _effective_scale).
+        probes += [
+            _probe(attention_call(unit(rng, (n, d_k)), unit(rng, (m, d_k)), np.eye(m)), WEIGHTS)
+            for n, m, d_k in ((5, 6, 9), (4, 7, 36), (6, 5, 100))
+        ]
         return probes
     if kind == reference.KIND_MULTI_HEAD:
         probes = [
@@ -176,6 +189,10 @@ def diagnose(
         if arrays and student.shape != ref.shape:
             codes.add("wrong-shape")
 
+    # Any constant, not only the ones of the known wrong implementations below.
+    if kind == reference.KIND_ATTENTION and _constant_scale(probes, students):
+        codes.add("hardcoded-scale")
+
     for impl in wrong_implementations_for(kind):
         if impl.code in codes:
             continue
@@ -197,3 +214,47 @@ def diagnose(
         if differing and matched == differing and matched_arrays:
             codes.add(impl.code)
     return [code for code in CODES if code in codes]
+
+
+def _effective_scale(q: np.ndarray, k: np.ndarray, w: np.ndarray) -> float | None:
+    """The c with w = softmax(q·kᵀ / c), if the weights are exactly that for some c > 0.
+
+    log w_ij = s_ij / c - log Z_i, so after removing each row's mean the log-weights are the
+    centred scores divided by c: a one-parameter least-squares fit, with a residual test.
+    """
+    if w.shape != (q.shape[0], k.shape[0]) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        return None
+    if not np.allclose(w.sum(axis=-1), 1.0, atol=1e-6):
+        return None
+    s = q @ k.T
+    ds = s - s.mean(axis=-1, keepdims=True)
+    logs = np.log(w)
+    dl = logs - logs.mean(axis=-1, keepdims=True)
+    inv = float(np.sum(ds * dl) / np.sum(ds * ds))
+    if inv <= 0:
+        return None
+    if np.max(np.abs(dl - ds * inv)) > SCALE_RESIDUAL * (1.0 + np.max(np.abs(dl))):
+        return None
+    return 1.0 / inv
+
+
+def _constant_scale(
+    probes: Sequence[DiagnosticProbe], students: Sequence[np.ndarray | _Raised | None]
+) -> bool:
+    """True when the student's scale is one constant across different d_k (and is not 1, which
+    is missing-scale): a number right for at most one head size."""
+    scales = []
+    for probe, student in zip(probes, students, strict=True):
+        if WEIGHTS not in probe.tags:
+            continue
+        if not isinstance(student, np.ndarray):
+            return False
+        q, k = (np.asarray(a, dtype=np.float64) for a in probe.call.args[:2])
+        c = _effective_scale(q, k, student)
+        if c is None:
+            return False
+        scales.append(c)
+    if len(scales) < 2:
+        return False
+    spread = max(scales) / min(scales) - 1.0
+    return spread < SCALE_SPREAD and abs(scales[0] - 1.0) > 1e-2

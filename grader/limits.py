@@ -67,8 +67,9 @@ STDOUT_KILL_BYTES = 1024 * 1024
 OUTPUT_ARRAY_MAX_BYTES = 16 * 1024 * 1024
 OUTPUT_TOTAL_MAX_BYTES = 64 * 1024 * 1024
 
-# One request frame (inputs of one call, the code); the whole hidden suite is far smaller.
-REQUEST_FRAME_MAX_BYTES = 64 * 1024 * 1024
+# One whole request (the code and every input of a run). The attention hidden suite is ~0.5 MiB;
+# a bound keeps a misconfigured check from pushing gigabytes through the pipe.
+REQUEST_MAX_BYTES = 256 * 1024 * 1024
 
 # A traceback or error text shown to the student: enough for a deep traceback's useful end.
 ERROR_TEXT_MAX_CHARS = 8 * 1024

@@ -58,7 +58,9 @@ def submit(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, rejected.message)
         return redirect(exercise.get_absolute_url())
     if request.headers.get("HX-Request"):
-        return render(request, "grader/_submission_result.html", _result_context(request, submission))
+        return render(
+            request, "grader/_submission_result.html", _result_context(request, submission)
+        )
     return redirect("submissions:detail", pk=submission.pk)
 
 

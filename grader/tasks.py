@@ -5,10 +5,15 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import DatabaseError, InterfaceError
 
-from grader.services.submissions import submission_grade, submissions_sweep
-from grader.worker import executor_get, worker_identity
+from grader.services.submissions import (
+    submission_grade,
+    submission_release_if_held,
+    submissions_sweep,
+)
+from grader.worker import executor_close, executor_get, worker_identity
 
 log = logging.getLogger(__name__)
 
@@ -22,9 +27,18 @@ log = logging.getLogger(__name__)
     max_retries=8,
 )
 def grade_submission(submission_id: int) -> str | None:
-    return submission_grade(
-        submission_id=submission_id, worker=worker_identity(), executor=executor_get()
-    )
+    worker = worker_identity()
+    try:
+        return submission_grade(submission_id=submission_id, worker=worker, executor=executor_get())
+    except SoftTimeLimitExceeded:
+        # The sandbox's own limits should have fired first, so the worker is wedged: drop this
+        # sandbox (it was interrupted mid-run) and hand the submission back, never charged.
+        log.error(
+            "submission %s: soft time limit in %s; restarting its sandbox", submission_id, worker
+        )
+        executor_close()
+        submission_release_if_held(submission_id=submission_id, worker=worker)
+        return None
 
 
 @shared_task(name="grader.sweep_submissions", autoretry_for=(DatabaseError,), max_retries=3)

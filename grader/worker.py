@@ -7,6 +7,7 @@ import logging
 import os
 import socket
 import threading
+import time
 
 from celery.signals import worker_process_init, worker_process_shutdown
 from django.conf import settings
@@ -15,9 +16,13 @@ from grader.executors import Executor
 
 log = logging.getLogger(__name__)
 
+# After a failed start, wait this long before trying again: a broken host stays refused
+# without retrying on every task, and a passing glitch heals itself.
+RETRY_START_AFTER_SECONDS = 30.0
+
 _lock = threading.Lock()
 _executor: Executor | None = None
-_failed = False
+_failed_at: float | None = None
 
 
 def worker_identity() -> str:
@@ -27,25 +32,32 @@ def worker_identity() -> str:
 
 def executor_get() -> Executor | None:
     """This process's sandbox, or None if it refused to start (the task then fails closed)."""
-    global _executor, _failed
+    global _executor, _failed_at
     with _lock:
-        if _executor is None and not _failed:
+        if _failed_at is not None and time.monotonic() - _failed_at < RETRY_START_AFTER_SECONDS:
+            return None
+        if _executor is None:
             from grader.sandbox import SandboxExecutor
 
             try:
                 executor = SandboxExecutor(allow_no_landlock=settings.SANDBOX_ALLOW_NO_LANDLOCK)
                 executor.self_check()
             except Exception:
-                log.critical("sandbox refused to start in %s; not grading here", worker_identity(),
-                             exc_info=True)
-                _failed = True
+                log.critical(
+                    "sandbox refused to start in %s; not grading here",
+                    worker_identity(),
+                    exc_info=True,
+                )
+                _failed_at = time.monotonic()
                 return None
+            _failed_at = None
             _executor = executor
             atexit.register(executor.close)
         return _executor
 
 
 def executor_close() -> None:
+    """Drop this process's sandbox; the next executor_get() starts a fresh one."""
     global _executor
     with _lock:
         if _executor is not None:

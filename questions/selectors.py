@@ -78,6 +78,11 @@ def attempts_for(owner: Owner) -> QuerySet[Attempt]:
     return qs.none()
 
 
+def attempt_history(owner: Owner, *, limit: int = 10) -> list[Attempt]:
+    """The owner's latest answers to questions (not follow-ups), newest first."""
+    return list(attempts_for(owner).filter(follow_up__isnull=True)[:limit])
+
+
 def attempt_get(*, owner: Owner, pk: int) -> Attempt:
     try:
         return attempts_for(owner).get(pk=pk)

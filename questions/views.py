@@ -26,12 +26,11 @@ def question_list(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         role, level = form.cleaned_data["role"], form.cleaned_data["level"]
     owner = services.owner_for_request(request=request, create=False)
-    history = list(selectors.attempts_for(owner).filter(follow_up__isnull=True)[:10])
     context = {
         "form": form,
         "questions": selectors.question_list(role=role, level=level),
         "answered": selectors.answered_question_ids(owner),
-        "history": history if request.user.is_authenticated else [],
+        "history": selectors.attempt_history(owner) if request.user.is_authenticated else [],
     }
     return render(request, "questions/question_list.html", context)
 

@@ -13,7 +13,9 @@ DEBUG: bool = env.bool("DEBUG", default=False)
 
 # A development key only when DEBUG is on, so a production deploy without SECRET_KEY fails loudly.
 if DEBUG:
-    SECRET_KEY = env.str("SECRET_KEY", default="dev-insecure-key-do-not-use-in-production-0123456789")
+    SECRET_KEY = env.str(
+        "SECRET_KEY", default="dev-insecure-key-do-not-use-in-production-0123456789"
+    )
 else:
     SECRET_KEY = env.str("SECRET_KEY")
 

@@ -61,9 +61,12 @@ class _Child:
     out_r: int
 
     def close(self) -> None:
+        # Idempotent: closing a number twice could close someone else's descriptor.
         for fd in (self.req_w, self.res_r, self.out_r):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.req_w = self.res_r = self.out_r = -1
 
 
 @dataclass
@@ -89,8 +92,7 @@ class _Zygote:
 
     def receive(self, timeout: float) -> dict[str, Any] | None:
         """One control message (recording children and exits), or None on timeout."""
-        r, _, _ = select.select([self.ctrl], [], [], max(timeout, 0))
-        if not r:
+        if not _poll([self.ctrl.fileno()], [], timeout)[0]:
             return None
         try:
             data, fds, _, _ = socket.recv_fds(self.ctrl, 65536, 3)
@@ -143,6 +145,23 @@ class _RunState:
     pending_expect: int = 0
 
 
+_READ_EVENTS = select.POLLIN | select.POLLHUP | select.POLLERR
+_WRITE_EVENTS = select.POLLOUT | select.POLLHUP | select.POLLERR
+
+
+def _poll(read: list[int], write: list[int], timeout: float) -> tuple[set[int], set[int]]:
+    """Ready descriptors. poll, not select: a worker may hold descriptors above FD_SETSIZE."""
+    poller = select.poll()
+    for fd in read:
+        poller.register(fd, select.POLLIN)
+    for fd in write:
+        poller.register(fd, select.POLLOUT)
+    events = poller.poll(max(timeout, 0) * 1000)
+    readable = {fd for fd, ev in events if ev & _READ_EVENTS and fd in read}
+    writable = {fd for fd, ev in events if ev & _WRITE_EVENTS and fd in write}
+    return readable, writable
+
+
 def _array_count(call: Call) -> int:
     return sum(isinstance(a, np.ndarray) for a in (*call.args, *call.kwargs.values()))
 
@@ -167,14 +186,21 @@ class SandboxExecutor:
         self._zygote: _Zygote | None = None
         self._checked = False
         self._closed = False
-        self._slot = launcher.SlotLock(slot)
+        try:
+            self._slot = launcher.SlotLock(slot)
+        except (OSError, launcher.LaunchError) as e:
+            raise SandboxUnavailable(f"no sandbox slot: {e}") from e
         self._cgroup = launcher.pids_cgroup(self._slot.slot)
         self.slot = self._slot.slot
         self.zygote_starts = 0  # how often a zygote was (re)started: tests assert it stays 1
         self.uid = self._slot.uid
         if start:
-            with self._lock:
-                self._start()
+            try:
+                with self._lock:
+                    self._start()
+            except BaseException:
+                self.close()
+                raise
 
     # --- public -------------------------------------------------------------------------------
 
@@ -233,7 +259,7 @@ class SandboxExecutor:
             "uid": self._slot.uid,
             "gid": self._slot.uid,
             "allow_no_landlock": self.allow_no_landlock,
-            "max_request_bytes": L.REQUEST_FRAME_MAX_BYTES,
+            "max_request_bytes": L.REQUEST_MAX_BYTES,
             "max_array_bytes": L.OUTPUT_ARRAY_MAX_BYTES,
             "max_error_chars": L.ERROR_TEXT_MAX_CHARS,
             "rlimits": {
@@ -374,7 +400,7 @@ class SandboxExecutor:
                 raise _Broken("no child from the zygote in time")
         child = zygote.ready.pop(0)
         # The child says READY only after every layer is applied and verified.
-        r, _, _ = select.select([child.res_r], [], [], max(deadline - time.monotonic(), 0.5))
+        r, _ = _poll([child.res_r], [], max(deadline - time.monotonic(), 0.5))
         head = os.read(child.res_r, p.HEADER.size) if r else b""
         if len(head) != p.HEADER.size:
             child.close()
@@ -426,7 +452,10 @@ class SandboxExecutor:
             p.frame(p.REQ_CODE, code.encode("utf-8", "replace")),
             *(p.frame(p.REQ_ARRAY, a) for a in arrays),
         ]
-        return b"".join(parts)
+        body = b"".join(parts)
+        if len(body) > L.REQUEST_MAX_BYTES:
+            raise ValueError(f"request of {len(body)} bytes exceeds {L.REQUEST_MAX_BYTES}")
+        return p.REQUEST_LENGTH.pack(len(body)) + body
 
     def _run(
         self, request: bytes, entry_point: str, calls: Sequence[Call], lim: Limits
@@ -470,15 +499,18 @@ class SandboxExecutor:
                 return None
             now = time.monotonic()
             if now >= deadline:
+                if exit_info is not None:  # already dead; its pipes just were not drained
+                    state.message = json.dumps(exit_info)
+                    return None
                 self._kill(zygote, child, wait=True)
                 return RunStatus.WALL_LIMIT
-            rlist: list[Any] = [zygote.ctrl]
+            rlist = [zygote.ctrl.fileno()]
             if res_open:
                 rlist.append(child.res_r)
             if out_open:
                 rlist.append(child.out_r)
             wlist = [child.req_w] if to_write else []
-            r, w, _ = select.select(rlist, wlist, [], deadline - now)
+            r, w = _poll(rlist, wlist, deadline - now)
             if w:
                 try:
                     n = os.write(child.req_w, to_write[: 1 << 20])
@@ -509,7 +541,7 @@ class SandboxExecutor:
                     if not self._parse(state) or state.result_bytes > L.OUTPUT_TOTAL_MAX_BYTES:
                         self._kill(zygote, child, wait=True)
                         return RunStatus.BAD_OUTPUT
-            if zygote.ctrl in r:
+            if zygote.ctrl.fileno() in r:
                 zygote.receive(0)
 
     @staticmethod

@@ -29,11 +29,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MSG_CODE_EMPTY = "Your code is empty. Paste or write a function, then submit."
-MSG_CODE_TOO_LARGE = f"Your code is larger than {CODE_MAX_BYTES // 1024} KiB. Submit only the function and what it needs."
-MSG_TOO_MANY_QUEUED = (
-    "You already have {n} submissions waiting to be graded. Wait for them to finish, then submit again."
+MSG_CODE_TOO_LARGE = (
+    f"Your code is larger than {CODE_MAX_BYTES // 1024} KiB. "
+    "Submit only the function and what it needs."
 )
-MSG_QUEUE_FULL = "The grader is very busy right now. Please try again in a minute; nothing was lost."
+MSG_TOO_MANY_QUEUED = (
+    "You already have {n} submissions waiting to be graded. "
+    "Wait for them to finish, then submit again."
+)
+MSG_QUEUE_FULL = (
+    "The grader is very busy right now. Please try again in a minute; nothing was lost."
+)
 MSG_EXERCISE_UNAVAILABLE = "This exercise is not open for submissions."
 MSG_INTERNAL_ERROR = (
     "The grader failed on our side, not yours. This submission is not counted against you; "
@@ -109,15 +115,12 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
     claimable = Q(status=Submission.Status.QUEUED) | Q(
         Q(lease_expires_at__lte=now) | Q(worker=worker), status=Submission.Status.RUNNING
     )
-    updated = (
-        Submission.objects.filter(claimable, pk=submission_id)
-        .update(
-            status=Submission.Status.RUNNING,
-            started_at=now,
-            lease_expires_at=now + timedelta(seconds=settings.GRADER_LEASE_SECONDS),
-            attempts=F("attempts") + 1,
-            worker=worker,
-        )
+    updated = Submission.objects.filter(claimable, pk=submission_id).update(
+        status=Submission.Status.RUNNING,
+        started_at=now,
+        lease_expires_at=now + timedelta(seconds=settings.GRADER_LEASE_SECONDS),
+        attempts=F("attempts") + 1,
+        worker=worker,
     )
     if not updated:
         return None
@@ -171,6 +174,14 @@ def submission_release(*, submission: Submission) -> None:
         submission_enqueue(submission_id=submission.pk, countdown=2.0 * submission.attempts)
 
 
+def submission_release_if_held(*, submission_id: int, worker: str) -> None:
+    submission = Submission.objects.filter(
+        pk=submission_id, status=Submission.Status.RUNNING, worker=worker
+    ).first()
+    if submission is not None:
+        submission_release(submission=submission)
+
+
 def submission_grade(*, submission_id: int, worker: str, executor: Executor | None) -> str | None:
     """Claim, grade through the sandbox, store. Returns the final status, or None if not ours."""
     from grader.grading import grade
@@ -206,11 +217,10 @@ def _plots_compute(
     """Pictures of the student's function on hidden-free inputs, computed in the sandbox."""
     if verdict["status"] == Submission.Status.ERROR:
         return {}
-    try:
-        from grader.executors import Limits, RunStatus
-        from grader.plots import plot_calls, plots_from_results
-    except ImportError:
-        return {}
+    from grader.executors import RunStatus
+    from grader.plots import plot_calls, plots_from_results
+    from grader.selectors.exercises import exercise_limits
+
     exercise = submission.exercise
     calls = plot_calls(exercise.kind)
     if not calls:
@@ -219,11 +229,7 @@ def _plots_compute(
         code=submission.code,
         entry_point=exercise.entry_point,
         calls=calls,
-        limits=Limits(
-            wall_seconds=exercise.time_limit_seconds,
-            cpu_seconds=exercise.time_limit_seconds,
-            memory_mb=exercise.memory_limit_mb,
-        ),
+        limits=exercise_limits(exercise=exercise),
     )
     if run.status != RunStatus.OK:
         return {}
@@ -250,9 +256,7 @@ def submissions_sweep(*, now: Any = None) -> SweepReport:
         status=Submission.Status.QUEUED,
         queued_at__lte=now - timedelta(seconds=settings.GRADER_REQUEUE_AFTER_SECONDS),
     )
-    expired = Submission.objects.filter(
-        status=Submission.Status.RUNNING, lease_expires_at__lte=now
-    )
+    expired = Submission.objects.filter(status=Submission.Status.RUNNING, lease_expires_at__lte=now)
     abandoned = 0
     for submission in expired.filter(attempts__gte=settings.GRADER_MAX_ATTEMPTS):
         # Its last attempt died without a verdict: stop, and never charge the student.

@@ -2,6 +2,7 @@
 
 Reuse them in any e2e test:
     page            a fresh browser tab whose base URL is the live server (relative goto works)
+    js_errors       the uncaught JavaScript errors of `page` so far (assert it is empty)
     logged_in_page  factory: logged_in_page(user, password) -> a tab logged in through the form
     instructor_page a tab logged in as a staff member of the Instructors group
     screenshot      screenshot("name") saves test-artifacts/<name>.png
@@ -58,8 +59,14 @@ def _new_page(browser: Browser, base_url: str) -> Page:
 
 
 @pytest.fixture
-def page(browser: Browser, live_server, seed_content: None) -> Iterator[Page]:
+def js_errors() -> list[str]:
+    return []
+
+
+@pytest.fixture
+def page(browser: Browser, live_server, seed_content: None, js_errors: list[str]) -> Iterator[Page]:
     tab = _new_page(browser, live_server.url)
+    tab.on("pageerror", lambda error: js_errors.append(str(error)))
     yield tab
     tab.context.close()
 

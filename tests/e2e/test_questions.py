@@ -14,7 +14,9 @@ pytestmark = pytest.mark.e2e
 SLUG = "why-divide-before-softmax"
 
 
-def test_candidate_answers_sees_reveal_and_answers_a_follow_up(page: Page, screenshot) -> None:
+def test_candidate_answers_sees_reveal_and_answers_a_follow_up(
+    page: Page, screenshot, js_errors: list[str]
+) -> None:
     page.goto("/questions/")
     page.get_by_role(
         "link", name="Why are the attention scores divided before the softmax?"
@@ -23,6 +25,9 @@ def test_candidate_answers_sees_reveal_and_answers_a_follow_up(page: Page, scree
     # answer first: nothing of the answer is on the page yet
     expect(page.get_by_role("heading", name="Short answer")).to_have_count(0)
     expect(page.get_by_role("heading", name="Wrong answers interviewers hear")).to_have_count(0)
+    # a grader diagnosis links to a rebuttal: before answering, the page says why it is absent
+    page.goto(f"/questions/{SLUG}/#wrong-scale-values")
+    expect(page.locator("#rebuttal-hint")).to_be_visible()
 
     page.get_by_role("textbox", name="Your answer", exact=True).fill(
         "The variance of q·k grows with d_k, so the softmax saturates. "
@@ -50,6 +55,10 @@ def test_candidate_answers_sees_reveal_and_answers_a_follow_up(page: Page, scree
     expect(rebuttal).to_be_visible()
     expect(rebuttal).to_contain_text("never reaches the softmax")
 
+    # after answering, the same link opens that rebuttal
+    page.goto(f"/questions/{SLUG}/#wrong-divide-by-dk")
+    expect(page.locator("#wrong-divide-by-dk .rebuttal")).to_be_visible()
+
     # a follow-up: answered, checked, then its expected answer revealed
     first = page.locator("article.follow-up").first
     expect(first.get_by_role("heading", name="Expected answer")).to_have_count(0)
@@ -62,6 +71,7 @@ def test_candidate_answers_sees_reveal_and_answers_a_follow_up(page: Page, scree
     # KaTeX rendered the math on the page
     expect(page.locator(".katex").first).to_be_attached()
     screenshot(page, "questions-candidate-flow")
+    assert js_errors == []
 
 
 def test_instructor_adds_a_wrong_answer_and_sees_it(instructor_page: Page, screenshot) -> None:

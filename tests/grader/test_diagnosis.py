@@ -107,3 +107,21 @@ def test_diagnosis_from_probes_directly_names_nothing_on_reference():
             code="", entry_point="f", calls=[p.call for p in probes], limits=Limits()
         )
         assert diagnose(kind, probes, run.calls) == []
+
+
+@settings(max_examples=15, deadline=None)
+@given(c=st.floats(min_value=1.5, max_value=60.0), seed=st.integers(0, 2**32 - 1))
+def test_any_hardcoded_constant_is_named(c, seed):
+    import numpy as np
+
+    def divide_by_constant(Q, K, V, mask=None):
+        s = Q @ np.swapaxes(K, -1, -2) / c
+        if mask is not None:
+            s = np.where(mask, s, -np.inf)
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        return w / w.sum(axis=-1, keepdims=True) @ V
+
+    spec = builtin_spec(reference.KIND_ATTENTION)
+    verdict = grade(spec=spec, code="", seed=seed, executor=CallableExecutor(divide_by_constant))
+    assert verdict.status == FAILED
+    assert "hardcoded-scale" in verdict.diagnosis

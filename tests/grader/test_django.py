@@ -187,3 +187,16 @@ def test_submission_admin_is_read_only(client, instructor):
     response = client.get(reverse("admin:grader_submission_changelist") + "?status__exact=passed")
     assert response.status_code == 200
     assert client.get(reverse("admin:grader_submission_add")).status_code == 403
+
+
+def test_rebuttal_links_point_at_existing_wrong_answers():
+    from grader.misconceptions import MISCONCEPTIONS, QUESTION_SLUG
+    from questions.content import Q003
+    from questions.selectors import wrong_answer_url
+
+    assert Q003["slug"] == QUESTION_SLUG
+    wrong_slugs = {w["slug"] for w in Q003["wrong_answers"]}
+    for m in MISCONCEPTIONS.values():
+        if m.wrong_answer_slug:
+            assert m.wrong_answer_slug in wrong_slugs
+            assert m.rebuttal_url == wrong_answer_url(m.wrong_answer_slug)

@@ -50,8 +50,17 @@ class Redis:
         server = shutil.which("redis-server")
         assert server, "redis-server is missing: `make test` installs it"
         self.proc = subprocess.Popen(
-            [server, "--port", str(REDIS_PORT), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"],
+            [
+                server,
+                "--port",
+                str(REDIS_PORT),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -113,10 +122,21 @@ class Worker:
         offset = self.log.stat().st_size if self.log.exists() else 0
         log = self.log.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "quizsite", "worker", "-B",
-             "--concurrency=1", "--loglevel=INFO", f"-n={self.name}@%h",
-             f"--schedule=/tmp/celerybeat-{self.name}-{os.getpid()}",
-             "--without-gossip", "--without-mingle"],
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "quizsite",
+                "worker",
+                "-B",
+                "--concurrency=1",
+                "--loglevel=INFO",
+                f"--hostname={self.name}@%h",
+                f"--schedule=/tmp/celerybeat-{self.name}-{os.getpid()}",
+                "--without-gossip",
+                "--without-mingle",
+            ],
             cwd=ROOT,
             env=env,
             stdout=log,

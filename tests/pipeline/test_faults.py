@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -93,7 +94,7 @@ def test_kill_9_of_the_worker_child_mid_grade_ends_in_one_clean_verdict(
 ) -> None:
     w = Worker("kill9")
     # A short lease, so the killed grade is taken over quickly.
-    w.start(lease_seconds=4)
+    w.start(lease_seconds=8)
     try:
         clean = final(submit(client, CORRECT))
         sid = submit(client, SLOW_CORRECT)
@@ -139,7 +140,7 @@ def test_poison_submission_ends_as_internal_error_and_the_worker_serves_others(
     redis_server: Redis, client: APIClient
 ) -> None:
     w = Worker("poison")
-    w.start(lease_seconds=4)
+    w.start(lease_seconds=8)
     poison = submit(client, SLOW_CORRECT.replace("_slept = []", "_slept = []  # poison"))
     stop = threading.Event()
 
@@ -160,10 +161,8 @@ def test_poison_submission_ends_as_internal_error_and_the_worker_serves_others(
                 pid = int(s.worker.rsplit(":", 1)[1])
                 if (pid, s.attempts) not in seen:
                     seen.add((pid, s.attempts))
-                    try:
+                    with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
             stop.wait(0.05)
 
     killer = threading.Thread(target=assassin, daemon=True)

@@ -81,11 +81,15 @@ def test_an_expired_lease_can_be_taken_over_and_fences_the_old_holder(user, exer
     s = make(user, exercise)
     old = services.submission_claim(submission_id=s.pk, worker="w1:1")
     assert old is not None
-    Submission.objects.filter(pk=s.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    Submission.objects.filter(pk=s.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
     new = services.submission_claim(submission_id=s.pk, worker="w2:2")
     assert new is not None and new.attempts == 2
     # The old holder wakes up late: its verdict must not land.
-    assert not services.submission_finish(submission=old, verdict={"status": "failed", "score": 0.0})
+    assert not services.submission_finish(
+        submission=old, verdict={"status": "failed", "score": 0.0}
+    )
     assert services.submission_finish(submission=new, verdict={"status": "passed", "score": 1.0})
     s.refresh_from_db()
     assert (s.status, s.score) == ("passed", 1.0)
@@ -102,11 +106,17 @@ def test_sweep_requeues_stale_and_expired_and_abandons_after_the_cap(user, exerc
     fresh = make(user, exercise, queued_at=now)
     stale = make(user, exercise, queued_at=now - timedelta(seconds=60))
     expired = make(
-        user, exercise, status=Submission.Status.RUNNING, attempts=1,
+        user,
+        exercise,
+        status=Submission.Status.RUNNING,
+        attempts=1,
         lease_expires_at=now - timedelta(seconds=1),
     )
     dead = make(
-        user, exercise, status=Submission.Status.RUNNING, attempts=3,
+        user,
+        exercise,
+        status=Submission.Status.RUNNING,
+        attempts=3,
         lease_expires_at=now - timedelta(seconds=1),
     )
     report = services.submissions_sweep(now=now)

@@ -68,8 +68,26 @@ def read_exact(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_frame(fd: int, max_len: int) -> tuple[bytes, bytes]:
-    kind, length = HEADER.unpack(read_exact(fd, HEADER.size))
+REQUEST_LENGTH = struct.Struct("<Q")
+
+
+def read_request(fd: int, max_len: int) -> memoryview:
+    """The whole request (prefixed by its length), read in large chunks: one syscall or two
+    instead of two per array."""
+    (length,) = REQUEST_LENGTH.unpack(read_exact(fd, REQUEST_LENGTH.size))
     if length > max_len:
-        raise ValueError("frame too long")
-    return kind, read_exact(fd, length)
+        raise ValueError("request too long")
+    return memoryview(read_exact(fd, length))
+
+
+def split_frames(data: memoryview) -> list[tuple[bytes, memoryview]]:
+    frames = []
+    pos = 0
+    while pos < len(data):
+        kind, length = HEADER.unpack_from(data, pos)
+        start = pos + HEADER.size
+        if start + length > len(data):
+            raise ValueError("truncated frame")
+        frames.append((kind, data[start : start + length]))
+        pos = start + length
+    return frames

@@ -356,20 +356,15 @@ def handle_request(cfg: dict[str, Any]) -> int:
 
     import numpy as np
 
-    max_frame = cfg["max_request_bytes"]
-    kind, header_bytes = p.read_frame(p.CHILD_REQUEST_FD, max_frame)
-    if kind != p.REQ_HEADER:
+    frames = p.split_frames(p.read_request(p.CHILD_REQUEST_FD, cfg["max_request_bytes"]))
+    kinds = [kind for kind, _ in frames]
+    if kinds[:2] != [p.REQ_HEADER, p.REQ_CODE] or set(kinds[2:]) - {p.REQ_ARRAY}:
         return p.EXIT_LAYER_FAILED
-    header = json.loads(header_bytes)
-    kind, code_bytes = p.read_frame(p.CHILD_REQUEST_FD, max_frame)
-    if kind != p.REQ_CODE:
+    header = json.loads(bytes(frames[0][1]))
+    code_bytes = frames[1][1]
+    blobs = [blob for _, blob in frames[2:]]
+    if len(blobs) != header["n_arrays"]:
         return p.EXIT_LAYER_FAILED
-    blobs = []
-    for _ in range(header["n_arrays"]):
-        kind, blob = p.read_frame(p.CHILD_REQUEST_FD, max_frame)
-        if kind != p.REQ_ARRAY:
-            return p.EXIT_LAYER_FAILED
-        blobs.append(blob)
     os.close(p.CHILD_REQUEST_FD)
 
     # This request's own limits, lower than the ones set before the request came.
@@ -381,7 +376,7 @@ def handle_request(cfg: dict[str, Any]) -> int:
     max_chars = cfg["max_error_chars"]
     max_out = cfg["max_array_bytes"]
     try:
-        source = code_bytes.decode("utf-8", "replace")
+        source = bytes(code_bytes).decode("utf-8", "replace")
         linecache.cache[STUDENT_FILENAME] = (
             len(source),
             None,

@@ -1,0 +1,176 @@
+"""Pieces of the sandbox that run no student code: .npy guard, limits, launcher, fail-closed."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import pickle
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader import limits
+from grader.executors.base import Limits
+from grader.sandbox import SandboxExecutor, SandboxUnavailable, launcher, npy
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def _npy(arr: np.ndarray, **kw: object) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, arr, **kw)  # type: ignore[arg-type]
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.arange(12.0).reshape(3, 4),
+        np.array(2.5),
+        np.zeros((0, 5)),
+        np.ones((2, 3), dtype=bool),
+        np.arange(5, dtype=">i4"),
+        np.arange(6, dtype=np.uint8),
+        np.arange(4, dtype=np.float16),
+        np.asfortranarray(np.arange(12.0).reshape(3, 4)),
+    ],
+)
+def test_npy_round_trip(arr: np.ndarray) -> None:
+    out = npy.loads(_npy(arr), 1 << 20)
+    assert type(out) is np.ndarray
+    assert out.dtype == arr.dtype and out.shape == arr.shape
+    np.testing.assert_array_equal(out, arr)
+    out[...] = 0  # writable, and not a view of the message
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"not an npy at all",
+        _npy(np.array([object()], dtype=object), allow_pickle=True),
+        _npy(np.arange(3, dtype=complex)),
+        _npy(np.zeros(2, dtype=[("a", "f8")])),
+        _npy(np.array(["x"])),
+        _npy(np.arange(3.0))[:-1],
+        _npy(np.arange(3.0)) + b"\0",
+        _npy(np.arange(3.0)).replace(b"(3,)", b"(4,)"),
+        _npy(np.arange(3.0)).replace(b"(3,)", b"(-3,)"),
+        _npy(np.arange(3, dtype=np.longdouble)),
+        pickle.dumps(np.arange(3)),
+        b"\x93NUMPY\x01\x00" + struct.pack("<H", 60000) + b"{" * 100,
+        b"\x93NUMPY\x09\x00" + _npy(np.arange(3.0))[8:],
+    ],
+)
+def test_npy_rejects_unsafe_or_malformed(data: bytes) -> None:
+    with pytest.raises(npy.UnsafeArray):
+        npy.loads(data, 1 << 20)
+
+
+def test_npy_size_bound_checked_before_reading() -> None:
+    data = _npy(np.zeros(1000))
+    with pytest.raises(npy.UnsafeArray, match="too large"):
+        npy.loads(data, 7999)
+    # A header claiming a gigantic shape is refused from the header alone.
+    huge = _npy(np.zeros(1)).replace(b"(1,)", b"(10000000000000,)")
+    with pytest.raises(npy.UnsafeArray):
+        npy.loads(huge, 1 << 30)
+
+
+def test_limits_defaults_match_the_executor_interface() -> None:
+    d = Limits()
+    assert limits.WALL_SECONDS.default == d.wall_seconds
+    assert limits.CPU_SECONDS.default == d.cpu_seconds
+    assert limits.MEMORY_MB.default == d.memory_mb
+    assert limits.clamp(d) == d
+
+
+def test_limits_clamp() -> None:
+    low = limits.clamp(Limits(wall_seconds=0.0, cpu_seconds=-1, memory_mb=1))
+    assert low == Limits(
+        wall_seconds=limits.WALL_SECONDS.low,
+        cpu_seconds=limits.CPU_SECONDS.low,
+        memory_mb=int(limits.MEMORY_MB.low),
+    )
+    high = limits.clamp(Limits(wall_seconds=1e9, cpu_seconds=math.inf, memory_mb=10**9))
+    assert high.wall_seconds == limits.WALL_SECONDS.high
+    assert high.cpu_seconds == limits.CPU_SECONDS.default  # not finite: the default
+    assert high.memory_mb == limits.MEMORY_MB.high
+    nan = limits.clamp(Limits(wall_seconds=math.nan))
+    assert nan.wall_seconds == limits.WALL_SECONDS.default
+    assert limits.cpu_rlimit_seconds(Limits(cpu_seconds=1.2)) == 2
+    assert limits.cpu_rlimit_seconds(Limits(cpu_seconds=3.0)) == 3
+
+
+def _binds(argv: list[str]) -> list[tuple[str, str]]:
+    return [(argv[i + 1], argv[i + 2]) for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
+
+
+def test_bwrap_binds_are_minimal_and_read_only() -> None:
+    argv = launcher.bwrap_argv("/usr/bin/bwrap", "{}")
+    assert "--bind" not in argv  # read-only binds only
+    for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"):
+        assert flag in argv
+    assert "--die-with-parent" in argv and "--new-session" in argv and "--clearenv" in argv
+    caps = [argv[i + 1] for i, a in enumerate(argv) if a == "--cap-add"]
+    assert argv[argv.index("--cap-drop") + 1] == "ALL"
+    assert sorted(caps) == ["CAP_KILL", "CAP_SETGID", "CAP_SETUID"]
+    binds = _binds(argv)
+    sources = [src for src, _ in binds]
+    assert os.path.realpath(sys.base_prefix) in sources
+    assert str(launcher.INSIDE_DIR) in sources
+    for src, dst in binds:
+        # From the project, only the venv and the sandbox's own inside/ directory.
+        if src.startswith(str(PROJECT) + "/") or src == str(PROJECT):
+            assert src in (os.path.realpath(sys.prefix), str(launcher.INSIDE_DIR)), src
+        assert not dst.startswith(str(PROJECT)), dst
+        assert "db.sqlite3" not in src and "settings" not in src
+    assert ("/etc", "/etc") not in binds
+
+
+def test_fails_closed_without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(launcher.shutil, "which", lambda name: None)
+    with pytest.raises(SandboxUnavailable, match="bubblewrap"):
+        SandboxExecutor(slot=limits.MAX_SLOTS - 1)
+
+
+def test_allow_no_landlock_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SANDBOX_ALLOW_NO_LANDLOCK", "1")
+    ex = SandboxExecutor(slot=limits.MAX_SLOTS - 1, start=False)
+    try:
+        assert ex.allow_no_landlock is True
+    finally:
+        ex.close()
+    monkeypatch.setenv("SANDBOX_ALLOW_NO_LANDLOCK", "0")
+    ex = SandboxExecutor(slot=limits.MAX_SLOTS - 1, start=False, allow_no_landlock=None)
+    try:
+        assert ex.allow_no_landlock is False
+    finally:
+        ex.close()
+    ex = SandboxExecutor(slot=limits.MAX_SLOTS - 1, start=False, allow_no_landlock=True)
+    ex.close()
+
+
+def test_slots_are_exclusive() -> None:
+    a = SandboxExecutor(slot=limits.MAX_SLOTS - 2, start=False)
+    try:
+        with pytest.raises(SandboxUnavailable):
+            SandboxExecutor(slot=limits.MAX_SLOTS - 2, start=False)
+        b = SandboxExecutor(start=False)
+        try:
+            assert b.slot != a.slot and b.uid == limits.SLOT_UID_BASE + b.slot
+        finally:
+            b.close()
+    finally:
+        a.close()
+
+
+def test_no_django_in_the_sandbox_package() -> None:
+    paths = [*(PROJECT / "grader" / "sandbox").rglob("*.py"), PROJECT / "grader" / "limits.py"]
+    for path in paths:
+        text = path.read_text()
+        assert "import django" not in text and "from django" not in text, path
