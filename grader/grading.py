@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from grader import checks as check_library
-from grader.checks import JudgeInternalError, ParamsError, Probe, messages
+from grader.checks import JudgeInternalError, Probe, messages
 from grader.diagnosis import diagnose, diagnostic_probes
 from grader.executors.base import Call, CallResult, Executor, Limits, RunResult, RunStatus
 
@@ -128,7 +128,7 @@ def grade(*, spec: ExerciseSpec, code: str, seed: int, executor: Executor) -> Ve
     """Run ``code`` once through ``executor`` on every hidden input, and judge the outputs."""
     try:
         planned, calls, diag = _plan(spec, seed)
-    except (ParamsError, check_library.UnknownCheck):
+    except Exception:  # ParamsError, UnknownCheck, or a bug in a check: ours, not the student's
         log.exception("exercise %s has a check that cannot be prepared", spec.slug)
         return _internal()
     if not planned:

@@ -165,6 +165,9 @@ def normalise_text(text: str) -> str:
     text = text.lower()
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u2212", "-")
     text = text.replace("√", " sqrt ")
+    # Candidates type LaTeX too: "$\\sqrt{d_k}$" reads as "sqrt d_k" for the patterns.
+    text = text.replace("\\sqrt", " sqrt ").replace("$", "")
+    text = re.sub(r"[{}]", " ", text)
     text = re.sub(r"\bcan not\b", "cannot", text)
     return re.sub(r"[ \t]+", " ", text)
 
@@ -204,21 +207,31 @@ def is_negated(text: str, start: int, end: int, pattern: str = "") -> bool:
 
 
 def find_unnegated(text: str, patterns: Iterable[str]) -> tuple[Evidence | None, list[Evidence]]:
-    """The first non-negated hit of any pattern, plus every hit seen (for the explanation)."""
-    seen: list[Evidence] = []
+    """The first non-negated hit of any pattern, plus every hit seen (for the explanation).
+
+    Hits that overlap a negated hit are negated too: in "not true that a larger learning rate
+    recovers it" a shorter pattern matching only "learning rate recovers" is the same denied
+    claim, even though the "not" lies outside its own window.
+    """
+    hits: list[tuple[int, int, str, bool]] = []
     for pattern in patterns:
         compiled = _compile(pattern)
         if compiled is None:
             continue
         for match in compiled.finditer(text):
-            if match.end() == match.start():
-                continue
-            negated = is_negated(text, match.start(), match.end(), pattern)
-            evidence = Evidence(slug="", matched=match.group(0), negated=negated)
-            seen.append(evidence)
-            if not negated:
-                return evidence, seen
-    return None, seen
+            if match.end() > match.start():
+                negated = is_negated(text, match.start(), match.end(), pattern)
+                hits.append((match.start(), match.end(), match.group(0), negated))
+    denied = [(start, end) for start, end, _, negated in hits if negated]
+    seen: list[Evidence] = []
+    first: Evidence | None = None
+    for start, end, matched, negated in hits:
+        negated = negated or any(start < d_end and d_start < end for d_start, d_end in denied)
+        evidence = Evidence(slug="", matched=matched, negated=negated)
+        seen.append(evidence)
+        if first is None and not negated:
+            first = evidence
+    return first, seen
 
 
 def _content_words(text: str) -> set[str]:

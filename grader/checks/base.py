@@ -102,6 +102,8 @@ class Check:
 
     def clean_params(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults filled in, types and bounds checked, unknown keys refused."""
+        if raw is not None and not isinstance(raw, Mapping):
+            raise ParamsError(["parameters must be a JSON object"])
         raw = dict(raw or {})
         known = {p.name: p for p in self.params}
         errors = [f"{key}: unknown parameter" for key in raw if key not in known]

@@ -62,16 +62,22 @@ def submission_diagnosis(*, submission: Submission) -> list[dict[str, Any]]:
     return [misconception_describe(code) for code in submission.diagnosis]
 
 
-def submission_diff(*, older: Submission, newer: Submission) -> list[str]:
-    return list(
-        difflib.unified_diff(
-            older.code.splitlines(),
-            newer.code.splitlines(),
-            fromfile=f"#{older.pk}",
-            tofile=f"#{newer.pk}",
-            lineterm="",
-        )
+def submission_diff(*, older: Submission, newer: Submission) -> list[tuple[str, str]]:
+    """A unified diff as (kind, line) pairs; kind is add, del, hunk, file or ''."""
+    lines = difflib.unified_diff(
+        older.code.splitlines(),
+        newer.code.splitlines(),
+        fromfile=f"#{older.pk}",
+        tofile=f"#{newer.pk}",
+        lineterm="",
     )
+    return [(_diff_kind(line), line) for line in lines]
+
+
+def _diff_kind(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "file"
+    return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "")
 
 
 def misconception_counts() -> list[dict[str, Any]]:

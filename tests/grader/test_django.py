@@ -129,6 +129,19 @@ def test_check_form_validates_params_and_kind():
         instance=ExerciseCheck(exercise=exercise),
     )
     assert ok.is_valid(), ok.errors
+    not_an_object = ExerciseCheckForm(
+        data={
+            "name": "softmax-axis",
+            "label": "",
+            "params": "[1, 2]",
+            "weight": 1,
+            "visibility": "shown",
+            "order": 0,
+        },
+        instance=ExerciseCheck(exercise=exercise),
+    )
+    assert not not_an_object.is_valid()
+    assert "params" in not_an_object.errors
 
 
 def test_admin_validate_page_shows_the_table(client, instructor, monkeypatch):

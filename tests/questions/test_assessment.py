@@ -184,3 +184,18 @@ def test_every_seed_text_follow_up_passes_on_its_expected_answer(data: dict) -> 
             for k in fu["key_points"]
         ]
         assert a.check_text(fu["expected_answer"], kps)[0].correct, fu["prompt"]
+
+
+@pytest.mark.parametrize("wrong", Q003["wrong_answers"], ids=lambda w: w["slug"])
+def test_each_statement_is_its_own_wrong_answer_and_its_denial_is_not(wrong: dict) -> None:
+    statement = wrong["statement"]
+    assert assess(statement).wrong_answer == wrong["slug"]
+    denial = "It is not true that " + statement[0].lower() + statement[1:]
+    assert assess(denial).wrong_answer is None
+
+
+def test_latex_and_root_sign_are_read_as_sqrt() -> None:
+    for text in ("divide by $\\sqrt{d_k}$ to keep unit variance", "divide by √d_k: unit variance"):
+        result = assess(text)
+        assert "scale-restores-unit-variance" in result.key_points
+        assert result.wrong_answer is None

@@ -175,6 +175,11 @@ def serve(ctrl: socket.socket, cfg: dict[str, Any], ruleset: layers.Ruleset | No
             elif msg["op"] == "kill":
                 # Only our own, not yet reaped children: a reaped pid could have been reused.
                 if msg["pid"] in live.values():
+                    # Its process group (it is a session leader; it cannot fork, but a group
+                    # kill is what the watchdog promises), then the pid in case setsid has
+                    # not happened yet.
+                    with contextlib.suppress(OSError):
+                        os.killpg(msg["pid"], signal.SIGKILL)
                     os.kill(msg["pid"], signal.SIGKILL)
 
 

@@ -1,0 +1,91 @@
+"""A student submits in the browser and watches the verdict arrive from a real worker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import Page, expect
+
+from tests.pipeline.stack import Redis, Worker
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.stack,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
+
+MISSING_SCALE = """import numpy as np
+
+def attention(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+"""
+CORRECT = MISSING_SCALE.replace(
+    "Q @ np.swapaxes(K, -1, -2)", "Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])"
+)
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[None]:
+    redis = Redis()
+    redis.start()
+    worker = Worker("e2e")
+    try:
+        worker.start()
+        yield
+    finally:
+        worker.stop()
+        redis.stop()
+
+
+@pytest.fixture
+def student_page(stack: None, logged_in_page: Callable[..., Page]) -> Page:
+    user = get_user_model().objects.create_user("student-e2e", password="student-pass-123")
+    return logged_in_page(user, "student-pass-123")
+
+
+def submit_with_keyboard(page: Page, code: str) -> None:
+    page.goto("/exercises/scaled-dot-product-attention/")
+    editor = page.locator("#editor")
+    expect(editor).to_be_visible()  # Ace replaced the plain textarea
+    page.evaluate("code => window.codeEditor.setValue(code, 1)", code)
+    editor.click()
+    page.keyboard.press("Control+Enter")
+
+
+def test_a_correct_submission_shows_progress_then_passes_with_heatmaps(
+    student_page: Page, screenshot: Callable[..., object]
+) -> None:
+    submit_with_keyboard(student_page, CORRECT)
+    verdict = student_page.locator("#result .verdict")
+    expect(verdict).to_be_visible()
+    expect(verdict).to_have_attribute("data-status", "passed", timeout=30_000)
+    expect(verdict.locator(".score")).to_have_text("Score 1.00")
+    expect(verdict.locator("table.checks tbody tr")).not_to_have_count(0)
+    expect(verdict.locator(".misconception")).to_have_count(0)
+    expect(student_page.get_by_text("Your function, pictured")).to_be_visible()
+    screenshot(student_page, "submission-passed")
+
+
+def test_a_missing_scale_is_named_with_its_picture_and_history_diffs(
+    student_page: Page, screenshot: Callable[..., object]
+) -> None:
+    submit_with_keyboard(student_page, MISSING_SCALE)
+    verdict = student_page.locator("#result .verdict")
+    expect(verdict).to_have_attribute("data-status", "failed", timeout=30_000)
+    expect(verdict.locator('.misconception[data-code="missing-scale"]')).to_be_visible()
+    screenshot(student_page, "submission-missing-scale")
+
+    submit_with_keyboard(student_page, CORRECT)
+    expect(student_page.locator("#result .verdict")).to_have_attribute(
+        "data-status", "passed", timeout=30_000
+    )
+    student_page.goto("/exercises/scaled-dot-product-attention/history/")
+    student_page.get_by_role("button", name="Show the changes").click()
+    expect(student_page.locator(".diff .diff-add")).to_contain_text("np.sqrt(Q.shape[-1])")
+    screenshot(student_page, "submission-history-diff")
