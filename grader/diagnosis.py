@@ -89,13 +89,12 @@ def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticPro
                 MASK,
             )
         )
-        a = np.sqrt(1e3)  # scaled scores of magnitude ~1e3: exp() overflows without the max
-        probes.append(
-            _probe(
-                attention_call(unit(rng, (4, 16)) * a, unit(rng, (6, 16)) * a, unit(rng, (6, 3))),
-                LARGE,
-            )
-        )
+        # Every row's scores are offset by ±1e3 (column 0 of Q times column 0 of K, over √16):
+        # exp() overflows (or underflows to 0/0) in every row unless the max is subtracted.
+        q, k = unit(rng, (4, 16)), unit(rng, (6, 16))
+        b = np.sqrt(1e3 * 4.0)
+        q[:, 0], k[:, 0] = np.array([1.0, -1.0, 1.0, -1.0]) * b, b
+        probes.append(_probe(attention_call(q, k, unit(rng, (6, 3))), LARGE))
         # V = identity: the output is the weights, so the scale actually used can be measured,
         # whatever constant a student hard-coded (see _effective_scale).
         probes += [
@@ -120,7 +119,8 @@ def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticPro
             _probe(softmax_call(unit(rng, shape) * 3.0, axis, return_inputs=True), PLAIN)
             for shape, axis in (((4, 6), None), ((3, 4, 5), 1), ((5, 5), None), ((4, 3), 0))
         ]
-        probes.append(_probe(softmax_call(unit(rng, (3, 6)) * 1e3), LARGE))
+        offsets = np.array([[1e3], [-1e3], [2e3]])  # overflow, 0/0 and overflow in every row
+        probes.append(_probe(softmax_call(offsets + unit(rng, (3, 6)) * 2.0), LARGE))
         return probes
     raise ValueError(f"unknown exercise kind {kind!r}")
 

@@ -4,7 +4,9 @@
 Loaded by migration 0002 and by the `seed_content` test fixture (transactional tests flush
 the database, data migrations included). `content_load` takes an app registry so the
 migration can pass its historical models; it only creates what is missing, so instructor
-edits are never overwritten.
+edits are never overwritten. Because migration 0002 runs this against the models as of 0001,
+the dictionaries may only use fields that exist in 0001: content for a field added later
+belongs in a new data migration.
 
 Every figure below is checked against the seeds; the worked example was recomputed with numpy.
 """

@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "quizsite.apps.QuizsiteConfig",
     "questions",
     "grader",
@@ -155,6 +156,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Practise why attention scores are divided by sqrt(d_k), and grade numpy code.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The API docs' JavaScript and CSS come from this server, never a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

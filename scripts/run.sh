@@ -39,8 +39,18 @@ pids+=($!)
 pids+=($!)
 $PY manage.py runserver "127.0.0.1:$PORT" --noreload &
 pids+=($!)
-sleep 1
-echo
-echo "  The site is up: http://127.0.0.1:$PORT/   (Ctrl-C stops everything)"
-echo
+for _ in $(seq 1 100); do
+  curl -fs -o /dev/null "http://127.0.0.1:$PORT/" && break
+  sleep 0.2
+done
+cat <<BANNER
+
+  ================================================================
+   The site is up:  http://127.0.0.1:$PORT/
+   Log in as  instructor / instructor-demo-pass  (authoring: /admin/)
+          or  student / student-demo-pass
+   Ctrl-C stops everything this command started.
+  ================================================================
+
+BANNER
 wait -n "${pids[@]}" || true

@@ -199,7 +199,7 @@ class Saturation(Check):
     kinds = ATTENTION
     params = (
         Param("d_k", int, 512, "Key dimension.", 64, 4096),
-        Param("n", int, 64, "Number of queries (rows averaged over).", 4, 512),
+        Param("n", int, 32, "Number of queries (rows averaged over).", 4, 512),
         Param("m", int, 16, "Number of keys.", 2, 256),
         Param("top_tol", float, 0.05, "Allowed difference of the mean top weight.", 0.0, 1.0),
         Param("entropy_tol", float, 0.15, "Allowed difference of the entropy (nats).", 0.0, 5.0),

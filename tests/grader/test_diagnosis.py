@@ -125,3 +125,39 @@ def test_any_hardcoded_constant_is_named(c, seed):
     verdict = grade(spec=spec, code="", seed=seed, executor=CallableExecutor(divide_by_constant))
     assert verdict.status == FAILED
     assert "hardcoded-scale" in verdict.diagnosis
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**63 - 1))
+def test_fast_correct_variants_pass_on_any_seed(seed):
+    from tests.grader.variants import (
+        attention_einsum,
+        attention_float32,
+        mha_einsum,
+        softmax_float32,
+        softmax_logsumexp,
+    )
+
+    for kind, func in (
+        (reference.KIND_ATTENTION, attention_einsum),
+        (reference.KIND_ATTENTION, attention_float32),
+        (reference.KIND_MULTI_HEAD, mha_einsum),
+        (reference.KIND_SOFTMAX, softmax_logsumexp),
+        (reference.KIND_SOFTMAX, softmax_float32),
+    ):
+        verdict = grade(
+            spec=builtin_spec(kind), code="", seed=seed, executor=CallableExecutor(func)
+        )
+        assert verdict.status == PASSED, (func.__name__, verdict.to_dict())
+        assert verdict.diagnosis == ()
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**63 - 1), data=st.data())
+def test_wrong_implementations_are_named_on_any_seed(seed, data):
+    impl = data.draw(st.sampled_from(WRONG_IMPLEMENTATIONS))
+    verdict = grade(
+        spec=builtin_spec(impl.kind), code="", seed=seed, executor=CallableExecutor(impl.func)
+    )
+    assert verdict.status == FAILED
+    assert impl.code in verdict.diagnosis, (impl.name, verdict.diagnosis)

@@ -1,0 +1,155 @@
+"""The submissions API: who sees what, bad input, limits, and the schema."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from grader.api import MSG_THROTTLED, SubmissionThrottle
+from grader.models import Exercise, ExerciseCheck, Submission
+from grader.selectors.submissions import MSG_CHECK_AFTER_DEADLINE, MSG_CHECK_HIDDEN
+from grader.services import submissions as services
+
+pytestmark = pytest.mark.django_db
+URL = "/api/submissions/"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle_history() -> None:
+    cache.clear()  # throttles count in the cache, which outlives each test's rollback
+
+
+def client_for(username: str) -> APIClient:
+    user = get_user_model().objects.create_user(username, password=f"pw-{username}-123")
+    c = APIClient()
+    c.force_authenticate(user)
+    c.user = user  # type: ignore[attr-defined]
+    return c
+
+
+def post(c: APIClient, body: object) -> object:
+    return c.post(URL, body, format="json")
+
+
+def test_anonymous_cannot_submit() -> None:
+    response = APIClient().post(URL, {"exercise": "stable-softmax", "code": "x"}, format="json")
+    assert response.status_code in (401, 403)
+    assert not Submission.objects.exists()
+
+
+def test_submit_returns_201_with_id_status_and_urls() -> None:
+    c = client_for("ann")
+    response = post(c, {"exercise": "stable-softmax", "code": "def softmax(x, axis=-1): ..."})
+    assert response.status_code == 201
+    body = response.json()
+    assert body["status"] == "queued"
+    assert body["url"] == f"/api/submissions/{body['id']}/"
+    assert body["page_url"] == f"/submissions/{body['id']}/"
+    assert response["Location"] == body["url"]
+    assert "seed" not in body and "code" not in body
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({}, "exercise"), ({"exercise": "stable-softmax"}, "code"), ({"code": "x"}, "exercise")],
+)
+def test_malformed_bodies_get_field_errors(body: dict, field: str) -> None:
+    response = post(client_for("ann"), body)
+    assert response.status_code == 400
+    assert field in response.json()
+
+
+def test_unknown_exercise_is_404() -> None:
+    assert post(client_for("ann"), {"exercise": "nope", "code": "x"}).status_code == 404
+
+
+def test_empty_code_is_400_with_the_message() -> None:
+    response = post(client_for("ann"), {"exercise": "stable-softmax", "code": "  \n "})
+    assert response.status_code == 400
+    assert response.json()["detail"] in (services.MSG_CODE_EMPTY, "This field may not be blank.")
+
+
+def test_a_student_never_sees_anothers_submission() -> None:
+    ann, ben = client_for("ann"), client_for("ben")
+    sid = post(ann, {"exercise": "stable-softmax", "code": "x = 1"}).json()["id"]
+    assert ann.get(f"{URL}{sid}/").status_code == 200
+    assert ben.get(f"{URL}{sid}/").status_code == 404
+    assert ben.get(URL).json() == []
+
+
+@override_settings(GRADER_MAX_QUEUED_PER_USER=1)
+def test_queue_cap_is_429_with_a_clear_message() -> None:
+    c = client_for("ann")
+    assert post(c, {"exercise": "stable-softmax", "code": "x = 1"}).status_code == 201
+    response = post(c, {"exercise": "stable-softmax", "code": "x = 2"})
+    assert response.status_code == 429
+    assert response.json()["detail"] == services.MSG_TOO_MANY_QUEUED.format(n=1)
+
+
+def test_throttle_is_429_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(SubmissionThrottle, "THROTTLE_RATES", {"submissions": "2/min"})
+    c = client_for("ann")
+    codes = [post(c, {"exercise": "stable-softmax", "code": f"x = {i}"}) for i in range(3)]
+    assert [r.status_code for r in codes[:2]] == [201, 201]
+    assert codes[2].status_code == 429
+    assert codes[2].json()["detail"].startswith(MSG_THROTTLED.split("{")[0])
+    # Polling is not throttled.
+    assert c.get(URL).status_code == 200
+
+
+def test_check_messages_follow_their_visibility() -> None:
+    c = client_for("ann")
+    exercise = Exercise.objects.get(slug="stable-softmax")
+    s = Submission.objects.create(
+        user=c.user,
+        exercise=exercise,
+        code="x",
+        seed=1,
+        status="failed",
+        score=0.5,
+        checks=[
+            {
+                "name": "a",
+                "label": "A",
+                "passed": False,
+                "message": "secret 1",
+                "weight": 1,
+                "visibility": ExerciseCheck.Visibility.HIDDEN,
+            },
+            {
+                "name": "b",
+                "label": "B",
+                "passed": False,
+                "message": "secret 2",
+                "weight": 1,
+                "visibility": ExerciseCheck.Visibility.AFTER_DEADLINE,
+            },
+            {
+                "name": "c",
+                "label": "C",
+                "passed": True,
+                "message": "Passed.",
+                "weight": 1,
+                "visibility": ExerciseCheck.Visibility.SHOWN,
+            },
+        ],
+    )
+    body = c.get(f"{URL}{s.pk}/").json()
+    assert [ch["message"] for ch in body["checks"]] == [
+        MSG_CHECK_HIDDEN,
+        MSG_CHECK_AFTER_DEADLINE,
+        "Passed.",
+    ]
+    assert "secret" not in str(body)
+
+
+def test_the_schema_documents_submissions_without_hidden_fields() -> None:
+    schema = APIClient().get("/api/schema/?format=json").json()
+    assert "/api/submissions/" in schema["paths"]
+    assert "/api/submissions/{id}/" in schema["paths"]
+    props = schema["components"]["schemas"]["Submission"]["properties"]
+    assert {"id", "status", "score", "checks", "diagnosis"} <= set(props)
+    assert not {"seed", "reference_solution", "expected", "plots"} & set(props)

@@ -1,0 +1,142 @@
+"""The browser views of submissions (server side; the live flow is in tests/e2e)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from grader.models import Exercise, Submission
+from grader.services import submissions as services
+
+pytestmark = pytest.mark.django_db
+SLUG = "scaled-dot-product-attention"
+CORRECT = open("bench/correct_attention.py").read()  # noqa: SIM115
+
+
+def login(username: str, *, staff: bool = False) -> Client:
+    user = get_user_model().objects.create_user(
+        username, password=f"pw-{username}-123", is_staff=staff
+    )
+    c = Client()
+    c.force_login(user)
+    c.user = user  # type: ignore[attr-defined]
+    return c
+
+
+def make(c: Client, **fields: object) -> Submission:
+    fields.setdefault("status", "queued")
+    return Submission.objects.create(
+        user=c.user,
+        exercise=Exercise.objects.get(slug=SLUG),
+        seed=7,  # type: ignore[attr-defined]
+        code=fields.pop("code", CORRECT),
+        **fields,
+    )
+
+
+def test_exercise_page_offers_the_editor_to_students_and_login_to_others() -> None:
+    html = login("ann").get(f"/exercises/{SLUG}/").content.decode()
+    assert 'id="submit-form"' in html and "Ctrl</kbd>+<kbd>Enter" in html
+    assert "vendor/ace/ace.js" in html
+    anon = Client().get(f"/exercises/{SLUG}/").content.decode()
+    assert 'id="submit-form"' not in anon and "/accounts/login/?next=" in anon
+
+
+def test_plain_form_submit_redirects_to_the_live_result_page() -> None:
+    c = login("ann")
+    response = c.post(f"/exercises/{SLUG}/submit/", {"code": CORRECT})
+    s = Submission.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/submissions/{s.pk}/"
+    page = c.get(response["Location"]).content.decode()
+    assert "Queued, waiting for a grader" in page
+    assert f'hx-get="/submissions/{s.pk}/status/"' in page  # polls until final
+
+
+def test_htmx_submit_returns_the_result_fragment() -> None:
+    c = login("ann")
+    response = c.post(f"/exercises/{SLUG}/submit/", {"code": CORRECT}, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    assert 'data-status="queued"' in html and "hx-trigger" in html
+
+
+def test_htmx_rejection_shows_the_message() -> None:
+    c = login("ann")
+    response = c.post(f"/exercises/{SLUG}/submit/", {"code": "  "}, HTTP_HX_REQUEST="true")
+    assert services.MSG_CODE_EMPTY in response.content.decode()
+    assert not Submission.objects.exists()
+
+
+def test_final_result_stops_polling_and_escapes_what_the_code_printed() -> None:
+    c = login("ann")
+    s = make(
+        c,
+        status="failed",
+        score=0.5,
+        stdout="<script>alert(1)</script>",
+        diagnosis=["scale-values"],
+        checks=[],
+    )
+    html = c.get(f"/submissions/{s.pk}/status/").content.decode()
+    assert "hx-trigger" not in html
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "/questions/why-divide-before-softmax/#wrong-scale-values" in html
+
+
+def test_others_submissions_are_404_pages() -> None:
+    s = make(login("ann"))
+    ben = login("ben")
+    assert ben.get(f"/submissions/{s.pk}/").status_code == 404
+    assert ben.get(f"/submissions/{s.pk}/status/").status_code == 404
+
+
+def test_history_diffs_two_submissions() -> None:
+    c = login("ann")
+    a = make(c, code="x = 1\n", status="failed")
+    b = make(c, code="x = 2\n", status="passed")
+    html = c.get(f"/exercises/{SLUG}/history/?a={a.pk}&b={b.pk}").content.decode()
+    assert '<span class="diff-del">-x = 1</span>' in html
+    assert '<span class="diff-add">+x = 2</span>' in html
+
+
+def test_staff_pages_are_for_staff_only() -> None:
+    ann = login("ann")
+    for url in (
+        "/staff/submissions/",
+        f"/staff/exercises/{SLUG}/regrade/",
+        "/staff/misconceptions/",
+    ):
+        assert ann.get(url).status_code == 302  # to the admin login
+        assert login(f"staff-{len(url)}", staff=True).get(url).status_code == 200
+
+
+def test_staff_list_filters_and_misconception_table() -> None:
+    ann = login("ann")
+    make(ann, status="failed", diagnosis=["missing-scale"], score=0.2)
+    make(ann, status="passed", diagnosis=[], score=1.0)
+    staff = login("boss", staff=True)
+    html = staff.get("/staff/submissions/?misconception=missing-scale").content.decode()
+    assert html.count("<td>missing-scale</td>") == 1
+    table = staff.get("/staff/misconceptions/").content.decode()
+    assert "missing-scale" in table and "50%" in table
+
+
+def test_regrade_previews_changes_then_applies_them() -> None:
+    ann = login("ann")
+    # Stored as failed with score 0, though the code is correct: as if the checks were fixed.
+    wrong = make(ann, status="failed", score=0.0)
+    same = make(ann, status="passed", score=1.0)
+    staff = login("boss", staff=True)
+    html = staff.get(f"/staff/exercises/{SLUG}/regrade/?preview=1").content.decode()
+    assert "<strong>1</strong> of 2 graded submissions would change" in html
+    assert f"#{wrong.pk}" in html
+    wrong.refresh_from_db()
+    assert wrong.status == "failed"  # a preview stores nothing
+    response = staff.post(f"/staff/exercises/{SLUG}/regrade/")
+    assert response.status_code == 302
+    statuses = set(
+        Submission.objects.filter(pk__in=[wrong.pk, same.pk]).values_list("status", flat=True)
+    )
+    assert statuses == {"queued"}
