@@ -57,6 +57,7 @@ class Stack:
             "THROTTLE_SUBMISSIONS": "100000/min",
             "THROTTLE_USER": "1000000/min",
             "LOG_LEVEL": "WARNING",
+            "STATIC_ROOT": str(self.tmp / "static"),
         }
         self.workers = workers
         self.procs: list[subprocess.Popen[bytes]] = []
@@ -86,6 +87,7 @@ class Stack:
 
     def start(self) -> None:
         self.run("migrate", "--noinput")
+        self.run("collectstatic", "--noinput")  # production static files (hashed, compressed)
         self.spawn(
             shutil.which("redis-server") or "redis-server",
             "--port",
@@ -140,7 +142,7 @@ class Stack:
             "    u, _ = U.objects.get_or_create(username=f'bench{i}')\n"
             "    print(Token.objects.get_or_create(user=u)[0].key)\n"
         )
-        return self.run("shell", "-c", code).split()
+        return self.run("shell", "-v", "0", "-c", code).split()
 
     def stop(self) -> None:
         for p in self.procs:
@@ -179,6 +181,8 @@ print(json.dumps({{
     "passed": qs.filter(status="passed").count(),
     "twice": qs.filter(attempts__gt=1).count(),
     "first": span["first"].timestamp() if span["first"] else 0,
+    "wait": sorted((s.started_at - s.received_at).total_seconds() for s in final),
+    "work": sorted((s.finished_at - s.started_at).total_seconds() for s in final),
     "last": span["last"].timestamp() if span["last"] else 0,
 }}))
 """
@@ -220,7 +224,7 @@ executor.close()
 
 def sandbox_grade_baseline(stack: Stack, n: int) -> list[float]:
     """The grade alone, in a warm sandbox of its own: the floor of any pipeline."""
-    return [float(x) for x in stack.run("shell", "-c", GRADE_ALONE.format(n=n)).split()]
+    return [float(x) for x in stack.run("shell", "-v", "0", "-c", GRADE_ALONE.format(n=n)).split()]
 
 
 def page_load(seconds: float, users: int, path: str) -> list[float]:
@@ -304,7 +308,7 @@ def main() -> None:
         check = BURST_STATS.format(ids=ids)
         deadline = time.monotonic() + 600
         while True:
-            stats = json.loads(stack.run("shell", "-c", check))
+            stats = json.loads(stack.run("shell", "-v", "0", "-c", check))
             if stats["final"] == len(ids) or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
@@ -318,6 +322,8 @@ def main() -> None:
             f"   sustained {stats['final'] / span:.1f} verdicts/s over {span:.1f} s "
             f"(baseline: one sandbox alone grades {1 / pct(base, 50):.0f}/s)"
         )
+        print(f"   per submission, from the rows: queue wait p50 {pct(stats['wait'], 50)*1e3:.1f} ms,"
+              f" claim-to-verdict p50 {pct(stats['work'], 50)*1e3:.1f} ms")
         print(f"\n3. question page, {args.users} concurrent users")
         print(
             f"   idle stack (baseline)     : p50 {pct(idle_pages, 50) * 1e3:7.1f} ms  "

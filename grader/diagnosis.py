@@ -113,6 +113,10 @@ def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticPro
         probes.append(
             _probe(mha_call(unit(rng, (5, 16)) * np.sqrt(1e3), mha_weights(rng, 16), 4), LARGE)
         )
+        probes += [
+            _probe(_mha_weights_call(rng, n_heads, d_head, n), WEIGHTS)
+            for n_heads, d_head, n in ((2, 9, 5), (2, 36, 5), (1, 100, 5))
+        ]
         return probes
     if kind == reference.KIND_SOFTMAX:
         probes = [
@@ -190,7 +194,7 @@ def diagnose(
             codes.add("wrong-shape")
 
     # Any constant, not only the ones of the known wrong implementations below.
-    if kind == reference.KIND_ATTENTION and _constant_scale(probes, students):
+    if kind != reference.KIND_SOFTMAX and _constant_scale(kind, probes, students):
         codes.add("hardcoded-scale")
 
     for impl in wrong_implementations_for(kind):
@@ -238,8 +242,45 @@ def _effective_scale(q: np.ndarray, k: np.ndarray, w: np.ndarray) -> float | Non
     return 1.0 / inv
 
 
+def _mha_weights_call(rng: np.random.Generator, n_heads: int, d_head: int, n: int) -> Call:
+    """Inputs whose output shows each head's weights (needs n <= d_head).
+
+    X's rows are the first n unit vectors, so X·W is the first n rows of W: Q and K get unit
+    variance entries from W_q, W_k. W_v gives each head the identity (padded with zeros) as its
+    values and W_o = I, so columns h·d_head … h·d_head + n - 1 of the output are head h's weights.
+    """
+    d_model = n_heads * d_head
+    x = np.eye(n, d_model)
+    w_q, w_k = unit(rng, (d_model, d_model)), unit(rng, (d_model, d_model))
+    w_v = np.zeros((d_model, d_model))
+    for h in range(n_heads):
+        w_v[np.arange(n), h * d_head + np.arange(n)] = 1.0
+    return mha_call(x, (w_q, w_k, w_v, np.eye(d_model)), n_heads)
+
+
+def _weight_triples(
+    kind: str, call: Call, out: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+    """(q, k, weights) of each attention in a WEIGHTS probe, or None if the shape is wrong."""
+    args = [np.asarray(a, dtype=np.float64) if isinstance(a, np.ndarray) else a for a in call.args]
+    if kind == reference.KIND_ATTENTION:
+        return [(args[0], args[1], out)]
+    x, w_q, w_k, n_heads = args[0], args[1], args[2], int(args[5])
+    n, d_model = x.shape
+    d_head = d_model // n_heads
+    if out.shape != (n, d_model):
+        return None
+    triples = []
+    for h in range(n_heads):
+        cols = slice(h * d_head, (h + 1) * d_head)
+        triples.append((w_q[:n, cols], w_k[:n, cols], out[:, h * d_head : h * d_head + n]))
+    return triples
+
+
 def _constant_scale(
-    probes: Sequence[DiagnosticProbe], students: Sequence[np.ndarray | _Raised | None]
+    kind: str,
+    probes: Sequence[DiagnosticProbe],
+    students: Sequence[np.ndarray | _Raised | None],
 ) -> bool:
     """True when the student's scale is one constant across different d_k (and is not 1, which
     is missing-scale): a number right for at most one head size."""
@@ -249,11 +290,14 @@ def _constant_scale(
             continue
         if not isinstance(student, np.ndarray):
             return False
-        q, k = (np.asarray(a, dtype=np.float64) for a in probe.call.args[:2])
-        c = _effective_scale(q, k, student)
-        if c is None:
+        triples = _weight_triples(kind, probe.call, student)
+        if triples is None:
             return False
-        scales.append(c)
+        for q, k, w in triples:
+            c = _effective_scale(q, k, w)
+            if c is None:
+                return False
+            scales.append(c)
     if len(scales) < 2:
         return False
     spread = max(scales) / min(scales) - 1.0

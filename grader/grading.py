@@ -158,6 +158,8 @@ def _plan(spec: ExerciseSpec, seed: int) -> tuple[list[_Planned], list[Call], li
     calls: list[Call] = []
     for index, cs in enumerate(spec.checks):
         check = check_library.check_get(cs.name)
+        if spec.kind not in check.kinds:
+            raise ValueError(f"check {cs.name!r} cannot judge a {spec.kind!r} exercise")
         params = check.clean_params(cs.params)
         probes = check.prepare(params, check_rng(seed, index, cs.name), spec.kind)
         planned.append(_Planned(cs, cs.label or check.label, params, probes, len(calls)))

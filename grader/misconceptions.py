@@ -234,6 +234,9 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     WrongImplementation("unstable-softmax", _M, w.mha_naive_softmax, _LARGE),
     WrongImplementation("mutates-input", _M, w.mha_scales_weights_in_place),
     WrongImplementation("wrong-shape", _M, w.mha_returns_heads),
+    WrongImplementation("scale-values", _M, w.mha_scale_values),
+    WrongImplementation("softmax-wrong-axis", _M, w.mha_softmax_over_queries),
+    WrongImplementation("unnormalized-weights", _M, w.mha_unnormalized),
     # softmax
     WrongImplementation("unstable-softmax", _S, w.softmax_naive, _LARGE),
     WrongImplementation("softmax-wrong-axis", _S, w.softmax_ignores_axis),

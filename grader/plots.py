@@ -38,6 +38,7 @@ Floats are rounded to 4 decimals; NaN and infinities become None (JSON has neith
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -147,21 +148,46 @@ def _rng(stream: int) -> np.random.Generator:
     return np.random.default_rng([PLOT_SEED, stream])
 
 
+def _frozen(*arrays: np.ndarray) -> None:
+    # Cached inputs are shared by every submission a worker grades: make them read-only.
+    for a in arrays:
+        a.flags.writeable = False
+
+
+# The pictures' inputs are fixed, so each worker draws them (and computes their reference
+# weights) once: drawing the sweep alone costs more than grading a correct submission.
+@functools.cache
 def _attention_example() -> tuple[np.ndarray, np.ndarray]:
     rng = _rng(1)
     Q = rng.standard_normal((EXAMPLE_QUERIES, EXAMPLE_DK))
     K = rng.standard_normal((EXAMPLE_KEYS, EXAMPLE_DK))
+    _frozen(Q, K)
+    return Q, K
+
+
+@functools.cache
+def _attention_sweep_draw() -> tuple[np.ndarray, np.ndarray]:
+    rng = _rng(2)
+    Q = rng.standard_normal((SWEEP_QUERIES, SWEEP_DK[-1]))
+    K = rng.standard_normal((SWEEP_KEYS, SWEEP_DK[-1]))
+    _frozen(Q, K)
     return Q, K
 
 
 def _attention_sweep(d_k: int) -> tuple[np.ndarray, np.ndarray]:
     """The first d_k columns of one draw: nested inputs make the curve smooth in d_k."""
-    rng = _rng(2)
-    Q = rng.standard_normal((SWEEP_QUERIES, SWEEP_DK[-1]))
-    K = rng.standard_normal((SWEEP_KEYS, SWEEP_DK[-1]))
+    Q, K = _attention_sweep_draw()
     return Q[:, :d_k], K[:, :d_k]
 
 
+@functools.cache
+def _attention_sweep_reference(d_k: int) -> np.ndarray:
+    ref = attention_weights(*_attention_sweep(d_k))
+    _frozen(ref)
+    return ref
+
+
+@functools.cache
 def _mh_inputs(
     stream: int, n_tokens: int, d_head: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -181,6 +207,7 @@ def _mh_inputs(
     for h in range(MH_HEADS):
         W_v[np.arange(n_tokens), h * d_head + np.arange(n_tokens)] = 1.0
     W_o = np.eye(d_model)
+    _frozen(X, W_q, W_k, W_v, W_o)
     return X, W_q, W_k, W_v, W_o
 
 
@@ -211,23 +238,28 @@ def _softmax_example() -> np.ndarray:
 
 def plot_calls(kind: str) -> list[Call]:
     """The calls to run the student's function on for the pictures, in a fixed order."""
+    return list(_plot_calls(kind))
+
+
+@functools.cache
+def _plot_calls(kind: str) -> tuple[Call, ...]:
     if kind == KIND_ATTENTION:
         Q, K = _attention_example()
         calls = [Call(args=(Q, K, np.eye(EXAMPLE_KEYS)))]
         for d_k in SWEEP_DK:
             Qs, Ks = _attention_sweep(d_k)
             calls.append(Call(args=(Qs, Ks, np.eye(SWEEP_KEYS))))
-        return calls
+        return tuple(calls)
     if kind == KIND_MULTI_HEAD:
         calls = [Call(args=(*_mh_inputs(1, MH_EXAMPLE_TOKENS, MH_EXAMPLE_DHEAD), MH_HEADS))]
         for d_head in MH_SWEEP_DHEAD:
             inputs = _mh_inputs(100 + d_head, MH_SWEEP_TOKENS, d_head)
             calls.append(Call(args=(*inputs, MH_HEADS)))
-        return calls
+        return tuple(calls)
     if kind == KIND_SOFTMAX:
         x = _softmax_example()
-        return [Call(args=(x,)), Call(args=(x * SOFTMAX_BIG,))]
-    return []
+        return (Call(args=(x,)), Call(args=(x * SOFTMAX_BIG,)))
+    return ()
 
 
 # ----------------------------------------------------------------------------------------
@@ -329,8 +361,7 @@ def _attention_plots(results: Sequence[CallResult]) -> dict[str, Any]:
     row_student: np.ndarray | None = None
     row_reference = np.zeros(SWEEP_KEYS)
     for i, d_k in enumerate(SWEEP_DK):
-        Qs, Ks = _attention_sweep(d_k)
-        ref = attention_weights(Qs, Ks)
+        ref = _attention_sweep_reference(d_k)
         ref_curve.append(_num(_top_weight(ref) or 0.0))
         out, err = _student_array(results, 1 + i, (SWEEP_QUERIES, SWEEP_KEYS))
         top = _top_weight(out) if out is not None else None

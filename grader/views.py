@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import NoReverseMatch, reverse
 
 from grader.misconceptions import QUESTION_PATH
 from grader.selectors.exercises import exercise_get_published, exercise_list_published
@@ -11,7 +12,13 @@ from questions.rendering import render_markdown
 
 
 def _question_url(slug: str) -> str:
-    return QUESTION_PATH.format(question=slug) if slug else ""
+    """The question page this exercise demonstrates (a plain path if its URL is not routed)."""
+    if not slug:
+        return ""
+    try:
+        return reverse("questions:detail", kwargs={"slug": slug})
+    except NoReverseMatch:
+        return QUESTION_PATH.format(question=slug)
 
 
 def exercise_list(request: HttpRequest) -> HttpResponse:

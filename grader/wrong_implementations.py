@@ -361,6 +361,63 @@ def mha_returns_heads(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
     return (w / w.sum(axis=-1, keepdims=True)) @ v  # (..., n_heads, n, d_head): never merged
 
 
+def mha_scale_values(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    *lead, n, d_model = X.shape
+    d_head = d_model // n_heads
+
+    def split(t):
+        return np.swapaxes(t.reshape(*lead, n, n_heads, d_head), -2, -3)
+
+    q, k, v = split(X @ W_q), split(X @ W_k), split(X @ W_v) / np.sqrt(d_head)  # values scaled
+    scores = q @ np.swapaxes(k, -1, -2)
+    if mask is not None:
+        m = np.asarray(mask, dtype=bool)
+        while m.ndim < 2:
+            m = m[None]
+        scores = np.where(m[..., None, :, :], scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    heads = (w / w.sum(axis=-1, keepdims=True)) @ v
+    return np.swapaxes(heads, -2, -3).reshape(*lead, n, d_model) @ W_o
+
+
+def mha_softmax_over_queries(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    *lead, n, d_model = X.shape
+    d_head = d_model // n_heads
+
+    def split(t):
+        return np.swapaxes(t.reshape(*lead, n, n_heads, d_head), -2, -3)
+
+    q, k, v = split(X @ W_q), split(X @ W_k), split(X @ W_v)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
+    if mask is not None:
+        m = np.asarray(mask, dtype=bool)
+        while m.ndim < 2:
+            m = m[None]
+        scores = np.where(m[..., None, :, :], scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-2, keepdims=True))
+    heads = (w / w.sum(axis=-2, keepdims=True)) @ v  # normalised over queries, not keys
+    return np.swapaxes(heads, -2, -3).reshape(*lead, n, d_model) @ W_o
+
+
+def mha_unnormalized(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    *lead, n, d_model = X.shape
+    d_head = d_model // n_heads
+
+    def split(t):
+        return np.swapaxes(t.reshape(*lead, n, n_heads, d_head), -2, -3)
+
+    q, k, v = split(X @ W_q), split(X @ W_k), split(X @ W_v)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
+    if mask is not None:
+        m = np.asarray(mask, dtype=bool)
+        while m.ndim < 2:
+            m = m[None]
+        scores = np.where(m[..., None, :, :], scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))  # never divided by the row sum
+    heads = w @ v
+    return np.swapaxes(heads, -2, -3).reshape(*lead, n, d_model) @ W_o
+
+
 # --- softmax ----------------------------------------------------------------------------------
 
 

@@ -102,7 +102,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 NODE_MODULES = BASE_DIR / "node_modules"
 # Front-end assets come from the npm registry (package.json) and are served locally, never
 # from a CDN; only the folders the pages use are exposed.

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from grader.executors.extra import ExtraCallsExecutor
 from grader.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
 
@@ -185,6 +186,7 @@ def submission_release_if_held(*, submission_id: int, worker: str) -> None:
 def submission_grade(*, submission_id: int, worker: str, executor: Executor | None) -> str | None:
     """Claim, grade through the sandbox, store. Returns the final status, or None if not ours."""
     from grader.grading import grade
+    from grader.plots import plot_calls, plots_from_results
     from grader.selectors.exercises import exercise_spec_get
 
     submission = submission_claim(submission_id=submission_id, worker=worker)
@@ -200,43 +202,25 @@ def submission_grade(*, submission_id: int, worker: str, executor: Executor | No
     if executor is None:  # the sandbox refused to start here: fail closed, try elsewhere
         submission_release(submission=submission)
         return None
-    spec = exercise_spec_get(exercise=submission.exercise)
-    verdict = grade(spec=spec, code=submission.code, seed=submission.seed, executor=executor)
+    exercise = submission.exercise
+    # The pictures' hidden-free inputs ride along in the grade's one sandbox run.
+    with_plots = ExtraCallsExecutor(executor, plot_calls(exercise.kind))
+    verdict = grade(
+        spec=exercise_spec_get(exercise=exercise),
+        code=submission.code,
+        seed=submission.seed,
+        executor=with_plots,
+    )
     result = verdict.to_dict()
     if result["status"] == Submission.Status.INTERNAL_ERROR:
         submission_release(submission=submission)
         return None
-    result["plots"] = _plots_compute(submission=submission, executor=executor, verdict=result)
+    if result["status"] != Submission.Status.ERROR and with_plots.extra_results:
+        result["plots"] = plots_from_results(
+            exercise.kind, with_plots.extra_results, diagnosis=result["diagnosis"]
+        )
     submission_finish(submission=submission, verdict=result)
     return result["status"]
-
-
-def _plots_compute(
-    *, submission: Submission, executor: Executor, verdict: dict[str, Any]
-) -> dict[str, Any]:
-    """Pictures of the student's function on hidden-free inputs, computed in the sandbox."""
-    if verdict["status"] == Submission.Status.ERROR:
-        return {}
-    from grader.executors import RunStatus
-    from grader.plots import plot_calls, plots_from_results
-    from grader.selectors.exercises import exercise_limits
-
-    exercise = submission.exercise
-    calls = plot_calls(exercise.kind)
-    if not calls:
-        return {}
-    run = executor.run(
-        code=submission.code,
-        entry_point=exercise.entry_point,
-        calls=calls,
-        limits=exercise_limits(exercise=exercise),
-    )
-    if run.status != RunStatus.OK:
-        return {}
-    plots = plots_from_results(exercise.kind, run.calls)
-    if verdict.get("diagnosis"):
-        plots["misconception"] = verdict["diagnosis"][0]
-    return plots
 
 
 @dataclass(frozen=True)

@@ -161,3 +161,30 @@ def test_wrong_implementations_are_named_on_any_seed(seed, data):
     )
     assert verdict.status == FAILED
     assert impl.code in verdict.diagnosis, (impl.name, verdict.diagnosis)
+
+
+@settings(max_examples=8, deadline=None)
+@given(c=st.floats(min_value=1.5, max_value=60.0), seed=st.integers(0, 2**32 - 1))
+def test_any_hardcoded_constant_is_named_in_multi_head(c, seed):
+    import numpy as np
+
+    def heads_divide_by_constant(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+        *lead, n, d = X.shape
+        dh = d // n_heads
+
+        def split(t):
+            return np.swapaxes(t.reshape(*lead, n, n_heads, dh), -2, -3)
+
+        q, k, v = split(X @ W_q), split(X @ W_k), split(X @ W_v)
+        s = q @ np.swapaxes(k, -1, -2) / c
+        if mask is not None:
+            s = np.where(np.asarray(mask)[..., None, :, :], s, -np.inf)
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        w /= w.sum(axis=-1, keepdims=True)
+        return np.swapaxes(w @ v, -2, -3).reshape(*lead, n, d) @ W_o
+
+    spec = builtin_spec(reference.KIND_MULTI_HEAD)
+    executor = CallableExecutor(heads_divide_by_constant)
+    verdict = grade(spec=spec, code="", seed=seed, executor=executor)
+    assert verdict.status == FAILED
+    assert "hardcoded-scale" in verdict.diagnosis

@@ -166,7 +166,12 @@ def test_bad_params_are_internal_not_the_students_fault():
     )
     verdict = grade(spec=spec, code="", seed=0, executor=CallableExecutor(reference.attention))
     assert verdict.status == INTERNAL_ERROR
-    for checks in ((CheckSpec("scale", [1, 2]),), (CheckSpec("no-such-check"),)):
+    bad_checks = (
+        (CheckSpec("scale", [1, 2]),),
+        (CheckSpec("no-such-check"),),
+        (CheckSpec("softmax-axis"),),  # a softmax check on an attention exercise
+    )
+    for checks in bad_checks:
         spec = ExerciseSpec(slug="x", kind="attention", entry_point="attention", checks=checks)
         executor = CallableExecutor(reference.attention)
         assert grade(spec=spec, code="", seed=0, executor=executor).status == INTERNAL_ERROR
