@@ -322,8 +322,11 @@ def main() -> None:
             f"   sustained {stats['final'] / span:.1f} verdicts/s over {span:.1f} s "
             f"(baseline: one sandbox alone grades {1 / pct(base, 50):.0f}/s)"
         )
-        print(f"   per submission, from the rows: queue wait p50 {pct(stats['wait'], 50)*1e3:.1f} ms,"
-              f" claim-to-verdict p50 {pct(stats['work'], 50)*1e3:.1f} ms")
+        print(
+            "   per submission, from the rows: queue wait p50 "
+            f"{pct(stats['wait'], 50) * 1e3:.1f} ms,"
+            f" claim-to-verdict p50 {pct(stats['work'], 50) * 1e3:.1f} ms"
+        )
         print(f"\n3. question page, {args.users} concurrent users")
         print(
             f"   idle stack (baseline)     : p50 {pct(idle_pages, 50) * 1e3:7.1f} ms  "

@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,70 +15,176 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Exercise',
+            name="Exercise",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('attention', 'Scaled dot-product attention'), ('multi-head-attention', 'Multi-head attention'), ('softmax', 'Softmax')], max_length=40)),
-                ('statement', models.TextField(help_text='Markdown with math; the exact contract students see.')),
-                ('starter_code', models.TextField()),
-                ('entry_point', models.CharField(max_length=80)),
-                ('reference_solution', models.TextField(help_text='Never shown to students. Validate runs it through the sandbox; it must pass.')),
-                ('question_slug', models.SlugField(blank=True, help_text='The interview question this exercise demonstrates.')),
-                ('time_limit_seconds', models.FloatField(default=5.0)),
-                ('memory_limit_mb', models.PositiveIntegerField(default=512)),
-                ('deadline', models.DateTimeField(blank=True, help_text="Checks shown 'after deadline' are revealed after this.", null=True)),
-                ('is_published', models.BooleanField(default=True)),
-                ('order', models.PositiveIntegerField(default=0)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(unique=True)),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("attention", "Scaled dot-product attention"),
+                            ("multi-head-attention", "Multi-head attention"),
+                            ("softmax", "Softmax"),
+                        ],
+                        max_length=40,
+                    ),
+                ),
+                (
+                    "statement",
+                    models.TextField(
+                        help_text="Markdown with math; the exact contract students see."
+                    ),
+                ),
+                ("starter_code", models.TextField()),
+                ("entry_point", models.CharField(max_length=80)),
+                (
+                    "reference_solution",
+                    models.TextField(
+                        help_text="Never shown to students. Validate runs it through the sandbox; it must pass."
+                    ),
+                ),
+                (
+                    "question_slug",
+                    models.SlugField(
+                        blank=True, help_text="The interview question this exercise demonstrates."
+                    ),
+                ),
+                ("time_limit_seconds", models.FloatField(default=5.0)),
+                ("memory_limit_mb", models.PositiveIntegerField(default=512)),
+                (
+                    "deadline",
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="Checks shown 'after deadline' are revealed after this.",
+                        null=True,
+                    ),
+                ),
+                ("is_published", models.BooleanField(default=True)),
+                ("order", models.PositiveIntegerField(default=0)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ('order', 'slug'),
+                "ordering": ("order", "slug"),
             },
         ),
         migrations.CreateModel(
-            name='ExerciseCheck',
+            name="ExerciseCheck",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(help_text='A check from the library (grader.checks).', max_length=80)),
-                ('label', models.CharField(blank=True, max_length=200)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('weight', models.FloatField(default=1.0)),
-                ('visibility', models.CharField(choices=[('shown', 'Message shown to students'), ('hidden', 'Only pass/fail shown'), ('after-deadline', 'Message shown after the deadline')], default='shown', max_length=20)),
-                ('order', models.PositiveIntegerField(default=0)),
-                ('exercise', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='checks', to='grader.exercise')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "name",
+                    models.CharField(
+                        help_text="A check from the library (grader.checks).", max_length=80
+                    ),
+                ),
+                ("label", models.CharField(blank=True, max_length=200)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                ("weight", models.FloatField(default=1.0)),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[
+                            ("shown", "Message shown to students"),
+                            ("hidden", "Only pass/fail shown"),
+                            ("after-deadline", "Message shown after the deadline"),
+                        ],
+                        default="shown",
+                        max_length=20,
+                    ),
+                ),
+                ("order", models.PositiveIntegerField(default=0)),
+                (
+                    "exercise",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="checks",
+                        to="grader.exercise",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('order', 'id'),
+                "ordering": ("order", "id"),
             },
         ),
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.TextField(max_length=65536)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('passed', 'Passed'), ('failed', 'Failed'), ('error', 'Error'), ('internal-error', 'Internal error')], default='queued', max_length=20)),
-                ('score', models.FloatField(blank=True, null=True)),
-                ('checks', models.JSONField(blank=True, default=list)),
-                ('diagnosis', models.JSONField(blank=True, default=list)),
-                ('message', models.TextField(blank=True)),
-                ('stdout', models.TextField(blank=True)),
-                ('plots', models.JSONField(blank=True, default=dict)),
-                ('seed', models.BigIntegerField()),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('worker', models.CharField(blank=True, max_length=200)),
-                ('received_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('queued_at', models.DateTimeField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('lease_expires_at', models.DateTimeField(blank=True, null=True)),
-                ('exercise', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='grader.exercise')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='submissions', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("code", models.TextField(max_length=65536)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("passed", "Passed"),
+                            ("failed", "Failed"),
+                            ("error", "Error"),
+                            ("internal-error", "Internal error"),
+                        ],
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("score", models.FloatField(blank=True, null=True)),
+                ("checks", models.JSONField(blank=True, default=list)),
+                ("diagnosis", models.JSONField(blank=True, default=list)),
+                ("message", models.TextField(blank=True)),
+                ("stdout", models.TextField(blank=True)),
+                ("plots", models.JSONField(blank=True, default=dict)),
+                ("seed", models.BigIntegerField()),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("worker", models.CharField(blank=True, max_length=200)),
+                ("received_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("queued_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("lease_expires_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "exercise",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="grader.exercise",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="submissions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ('-received_at', '-id'),
-                'indexes': [models.Index(fields=['status', 'lease_expires_at'], name='grader_subm_status_921204_idx'), models.Index(fields=['user', 'exercise', '-received_at'], name='grader_subm_user_id_d81f83_idx')],
+                "ordering": ("-received_at", "-id"),
+                "indexes": [
+                    models.Index(
+                        fields=["status", "lease_expires_at"], name="grader_subm_status_921204_idx"
+                    ),
+                    models.Index(
+                        fields=["user", "exercise", "-received_at"],
+                        name="grader_subm_user_id_d81f83_idx",
+                    ),
+                ],
             },
         ),
     ]
