@@ -178,6 +178,7 @@ def main() -> int:
 
     calls, suite = suite_calls()
     print(f"suite: {suite}, {len(calls)} calls; correct attention from bench/correct_attention.py")
+    print(f"load average at the start: {Path('/proc/loadavg').read_text().split()[:3]}")
     limits = Limits()
     executor = SandboxExecutor()
     try:
@@ -216,6 +217,7 @@ def main() -> int:
         executor.close()
 
     print()
+    print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]} (2 cores)")
     _, base_med, base_p95 = row("baseline: fresh python -I + numpy per grade", base)
     _, med, p95 = row(f"sandbox: warm zygote ({args.pause_ms:g} ms idle before each)", warm)
     row("sandbox: warm zygote, back-to-back", b2b)

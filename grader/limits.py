@@ -67,7 +67,7 @@ STDOUT_KILL_BYTES = 1024 * 1024
 OUTPUT_ARRAY_MAX_BYTES = 16 * 1024 * 1024
 OUTPUT_TOTAL_MAX_BYTES = 64 * 1024 * 1024
 
-# One whole request (the code and every input of a run). The attention hidden suite is ~0.5 MiB;
+# One whole request (the code and every input of a run). The attention hidden suite is < 1 MiB;
 # a bound keeps a misconfigured check from pushing gigabytes through the pipe.
 REQUEST_MAX_BYTES = 256 * 1024 * 1024
 
@@ -75,7 +75,7 @@ REQUEST_MAX_BYTES = 256 * 1024 * 1024
 ERROR_TEXT_MAX_CHARS = 8 * 1024
 
 # Per child (rlimits). NPROC counts threads of the slot's uid across the machine: enough for a
-# few honest threads of the running child and the pre-forked one, too few for a thread bomb.
+# few honest threads of the running child and the pre-forked ones, too few for a thread bomb.
 # NOFILE: a child needs a handful of descriptors plus lazy imports. FSIZE 0: nothing may write a
 # file (Landlock forbids it too). CORE 0: no core dumps of student processes.
 RLIMIT_NPROC = 32

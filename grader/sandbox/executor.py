@@ -1,9 +1,10 @@
 """The trusted side of the sandbox: SandboxExecutor.
 
-One per worker process. It starts a zygote under bubblewrap (launcher.py), keeps one child
-forked ahead of time, sends each run's code and inputs straight to that child, reads back framed
-.npy outputs (checked before numpy parses them) and what the code printed, and enforces the wall
-clock and output limits. Student code never runs in this process.
+One per worker process. It starts a zygote under bubblewrap (launcher.py), keeps children
+forked and layered ahead of time, sends each run's code and inputs straight to one child, reads
+back framed .npy outputs (headers checked before any array is built; see npy.py) and what the
+code printed, and enforces the wall clock and output limits. Student code never runs in this
+process, and nothing here trusts a byte the child wrote.
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # A frame from the child may hold one array (plus its .npy header) or an error text.
 MAX_RESULT_FRAME = L.OUTPUT_ARRAY_MAX_BYTES + npy.HEADER_MAX_BYTES + 16
 STDOUT_TRUNCATED = "\n[... output truncated after {kib} KiB]"
+# The shared result area of a child: every output of a run, frame headers, the length word.
+AREA_BYTES = L.OUTPUT_TOTAL_MAX_BYTES + 4096
+# Frames holding text (tracebacks, error details) are small; their JSON is parsed here.
+MAX_TEXT_FRAME = 4 * L.ERROR_TEXT_MAX_CHARS + 4096
+# Children kept forked and layered ahead of time: two, so a burst of grades (a worker draining
+# its queue) still finds one ready while the zygote forks the next.
+PREFORK_DEPTH = 2
 
 
 class SandboxUnavailable(RuntimeError):
@@ -59,14 +67,15 @@ class _Child:
     req_w: int
     res_r: int
     out_r: int
+    area: int
 
     def close(self) -> None:
         # Idempotent: closing a number twice could close someone else's descriptor.
-        for fd in (self.req_w, self.res_r, self.out_r):
+        for fd in (self.req_w, self.res_r, self.out_r, self.area):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self.req_w = self.res_r = self.out_r = -1
+        self.req_w = self.res_r = self.out_r = self.area = -1
 
 
 @dataclass
@@ -95,7 +104,7 @@ class _Zygote:
         if not _poll([self.ctrl.fileno()], [], timeout)[0]:
             return None
         try:
-            data, fds, _, _ = socket.recv_fds(self.ctrl, 65536, 3)
+            data, fds, _, _ = socket.recv_fds(self.ctrl, 65536, 4)
         except OSError as e:
             self.dead = True
             raise _Broken(f"zygote control socket: {e}") from e
@@ -106,7 +115,9 @@ class _Zygote:
             raise _Broken("zygote exited")
         msg = json.loads(data)
         if msg.get("op") == "child":
-            if len(fds) != 3:
+            if len(fds) != 4:
+                for fd in fds:
+                    os.close(fd)
                 raise _Broken("zygote sent a child without its descriptors")
             self.spawning -= 1
             # A pid is reused only after the zygote reaped (and reported) its previous owner.
@@ -137,6 +148,7 @@ class _RunState:
     out: bytearray = field(default_factory=bytearray)
     out_total: int = 0
     loaded: bool = False
+    collected: bool = False  # the result area has been read
     status: RunStatus | None = None
     message: str = ""
     # Output of the current call, waiting for its inputs_after frames.
@@ -214,8 +226,8 @@ class SandboxExecutor:
                 raise RuntimeError("SandboxExecutor is closed")
             try:
                 self._ensure_ready()
-            except SandboxUnavailable as e:
-                log.critical("sandbox: refusing to run: %s", e)
+            except (SandboxUnavailable, OSError) as e:
+                log.critical("sandbox: refusing to run (fail closed): %s", e)
                 return RunResult(RunStatus.INTERNAL, [], M.MSG_INTERNAL)
             try:
                 return self._run(request, entry_point, calls, lim)
@@ -261,6 +273,7 @@ class SandboxExecutor:
             "allow_no_landlock": self.allow_no_landlock,
             "max_request_bytes": L.REQUEST_MAX_BYTES,
             "max_array_bytes": L.OUTPUT_ARRAY_MAX_BYTES,
+            "area_bytes": AREA_BYTES,
             "max_error_chars": L.ERROR_TEXT_MAX_CHARS,
             "rlimits": {
                 "nproc": L.RLIMIT_NPROC,
@@ -297,12 +310,15 @@ class SandboxExecutor:
             raise SandboxUnavailable(str(e)) from e
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         config = self._config(theirs.fileno())
-        argv = launcher.bwrap_argv(bwrap, json.dumps(config))
-        cgroup = self._cgroup
-
-        def join_cgroup() -> None:
-            if cgroup is not None:
-                (cgroup / "cgroup.procs").write_text(str(os.getpid()))
+        # bubblewrap reads its arguments from a pipe (--args): /proc/1/cmdline inside then
+        # shows no host paths. The zygote's config goes over the control socket likewise.
+        args_r, args_w = os.pipe()
+        full = launcher.bwrap_argv(bwrap, ctrl_fd=theirs.fileno())
+        split = full.index("--")
+        os.write(args_w, b"".join(a.encode() + b"\0" for a in full[1:split]))
+        os.close(args_w)
+        ours.send(json.dumps(config).encode())
+        argv = [bwrap, "--args", str(args_r), *full[split:]]  # the command stays on argv
 
         stderr = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the zygote)
         try:
@@ -311,17 +327,17 @@ class SandboxExecutor:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
-                pass_fds=(theirs.fileno(),),
+                pass_fds=(theirs.fileno(), args_r),
                 # No secrets of this process's environment may reach the sandbox.
                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
                 start_new_session=True,
-                preexec_fn=join_cgroup if cgroup else None,
             )
         except OSError as e:
             ours.close()
             raise SandboxUnavailable(f"cannot start bubblewrap: {e}") from e
         finally:
             theirs.close()
+            os.close(args_r)
         zygote = _Zygote(proc=proc, ctrl=ours, stderr=stderr)
         self._zygote = zygote
         self.zygote_starts += 1
@@ -340,6 +356,7 @@ class SandboxExecutor:
             log.critical("sandbox: zygote refused to start: %s", detail)
             raise SandboxUnavailable(f"zygote refused to start: {detail}")
         zygote.hello = msg
+        launcher.join_cgroup(self._cgroup, proc.pid)  # before any child is forked
         abi = msg["landlock_abi"]
         if abi < 1:
             log.warning(
@@ -381,7 +398,7 @@ class SandboxExecutor:
 
     def _prefork(self) -> None:
         zygote = self._zygote
-        if zygote and zygote.alive() and not zygote.ready and zygote.spawning == 0:
+        while zygote and zygote.alive() and len(zygote.ready) + zygote.spawning < PREFORK_DEPTH:
             zygote.send({"op": "spawn"})
             zygote.spawning += 1
 
@@ -417,7 +434,7 @@ class SandboxExecutor:
 
     @staticmethod
     def _encode(code: str, entry_point: str, calls: Sequence[Call], lim: Limits) -> bytes:
-        arrays: list[bytes] = []
+        arrays: list[bytes | memoryview] = []
 
         def spec(value: Arg) -> dict[str, Any]:
             if isinstance(value, np.ndarray):
@@ -425,7 +442,8 @@ class SandboxExecutor:
                 # parsing .npy in the child cost ~50 us per argument, a third of a grade.
                 if value.dtype.kind not in "biuf" or value.dtype.hasobject:
                     raise TypeError(f"input arrays must be numeric, not {value.dtype}")
-                arrays.append(value.tobytes())  # C order whatever the layout
+                # One copy in all (the final join): a view when already C-contiguous.
+                arrays.append(memoryview(value) if value.flags.c_contiguous else value.tobytes())
                 return {"a": len(arrays) - 1, "dtype": value.dtype.str, "shape": value.shape}
             if isinstance(value, np.generic):
                 value = value.item()
@@ -447,15 +465,23 @@ class SandboxExecutor:
             ],
         }
         header["n_arrays"] = len(arrays)
-        parts = [
-            p.frame(p.REQ_HEADER, json.dumps(header).encode()),
-            p.frame(p.REQ_CODE, code.encode("utf-8", "replace")),
-            *(p.frame(p.REQ_ARRAY, a) for a in arrays),
-        ]
-        body = b"".join(parts)
-        if len(body) > L.REQUEST_MAX_BYTES:
-            raise ValueError(f"request of {len(body)} bytes exceeds {L.REQUEST_MAX_BYTES}")
-        return p.REQUEST_LENGTH.pack(len(body)) + body
+        parts: list[bytes | memoryview] = [b""]  # the length prefix, once known
+        for kind, payload in (
+            (p.REQ_HEADER, json.dumps(header).encode()),
+            (p.REQ_CODE, code.encode("utf-8", "replace")),
+            *((p.REQ_ARRAY, a) for a in arrays),
+        ):
+            parts += (
+                p.HEADER.pack(
+                    kind, payload.nbytes if isinstance(payload, memoryview) else len(payload)
+                ),
+                payload,
+            )
+        size = sum(part.nbytes if isinstance(part, memoryview) else len(part) for part in parts)
+        if size > L.REQUEST_MAX_BYTES:
+            raise ValueError(f"request of {size} bytes exceeds {L.REQUEST_MAX_BYTES}")
+        parts[0] = p.REQUEST_LENGTH.pack(size)
+        return b"".join(parts)
 
     def _run(
         self, request: bytes, entry_point: str, calls: Sequence[Call], lim: Limits
@@ -466,6 +492,9 @@ class SandboxExecutor:
         state = _RunState(calls=calls, entry_point=entry_point)
         try:
             killed_for = self._drive(zygote, child, request, state, lim)
+            # Killed or dead without a final frame: the calls it finished are in the area.
+            if not self._collect(state, child) and killed_for is None and state.status is None:
+                killed_for = RunStatus.BAD_OUTPUT
         finally:
             child.close()
         # Next grade's child: forked now, while the caller judges this one.
@@ -538,7 +567,8 @@ class SandboxExecutor:
                 else:
                     state.result_bytes += len(chunk)
                     state.buf += chunk
-                    if not self._parse(state) or state.result_bytes > L.OUTPUT_TOTAL_MAX_BYTES:
+                    too_much = state.result_bytes > MAX_TEXT_FRAME + p.HEADER.size
+                    if too_much or not self._parse_pipe(state, child):
                         self._kill(zygote, child, wait=True)
                         return RunStatus.BAD_OUTPUT
             if zygote.ctrl.fileno() in r:
@@ -577,35 +607,68 @@ class SandboxExecutor:
             zygote.receive(deadline - time.monotonic())
         zygote.exits.pop(child.pid, None)
 
-    def _parse(self, state: _RunState) -> bool:
-        """Consume complete frames from state.buf. False on any protocol violation."""
+    def _parse_pipe(self, state: _RunState, child: _Child) -> bool:
+        """Consume complete frames from the result pipe: only frames that end a run come this
+        way, and each is read after the result area it concludes. False on any violation."""
         buf = state.buf
         pos = 0
         ok = True
         while len(buf) - pos >= p.HEADER.size and state.status is None:
             kind, length = p.HEADER.unpack_from(buf, pos)
-            if kind not in p.CHILD_KINDS or length > MAX_RESULT_FRAME:
+            if kind not in p.PIPE_KINDS or length > MAX_TEXT_FRAME:
                 ok = False
                 break
             if len(buf) - pos - p.HEADER.size < length:
                 break
             payload = bytes(buf[pos + p.HEADER.size : pos + p.HEADER.size + length])
             pos += p.HEADER.size + length
-            try:
-                if not self._frame(state, kind, payload):
-                    ok = False
-                    break
-            except (ValueError, KeyError, TypeError, npy.UnsafeArray):
+            if not self._collect(state, child) or not self._safe_frame(state, kind, payload):
                 ok = False
                 break
         del buf[:pos]
         return ok
 
+    def _collect(self, state: _RunState, child: _Child) -> bool:
+        """Read the child's result area once (a copy: the child may still be scribbling) and
+        parse its frames as untrusted bytes. False if it is malformed."""
+        if state.collected:
+            return True
+        state.collected = True
+        try:
+            (end,) = p.AREA_HEADER.unpack(os.pread(child.area, p.AREA_HEADER.size, 0))
+            if end == 0:  # the child never wrote: nothing loaded
+                return True
+            if not p.AREA_HEADER.size <= end <= AREA_BYTES:
+                return False
+            data = os.pread(child.area, end - p.AREA_HEADER.size, p.AREA_HEADER.size)
+        except OSError:
+            return False
+        pos = 0
+        while pos < len(data):
+            if len(data) - pos < p.HEADER.size:
+                return False
+            kind, length = p.HEADER.unpack_from(data, pos)
+            limit = MAX_RESULT_FRAME if kind in (p.OUTPUT, p.INPUT_AFTER) else MAX_TEXT_FRAME
+            start = pos + p.HEADER.size
+            if kind not in p.AREA_KINDS or length > limit or start + length > len(data):
+                return False
+            if not self._safe_frame(state, kind, data[start : start + length]):
+                return False
+            pos = start + length
+        return True
+
+    def _safe_frame(self, state: _RunState, kind: bytes, payload: bytes) -> bool:
+        try:
+            return self._frame(state, kind, payload)
+        except Exception:  # whatever the child sent (a JSON bomb, odd types): its fault
+            log.info("sandbox: malformed %r frame from the child", kind, exc_info=True)
+            return False
+
     def _frame(self, state: _RunState, kind: bytes, payload: bytes) -> bool:
         n_calls = len(state.calls)
         if kind == p.SYNTAX and not state.loaded:
             info = json.loads(payload)
-            line, msg = info["line"], str(info["msg"])
+            line, msg = info["line"], str(info["msg"])[:500]
             state.status = RunStatus.SYNTAX_ERROR
             state.message = (
                 M.MSG_SYNTAX_ERROR.format(line=int(line), msg=msg)
@@ -620,6 +683,8 @@ class SandboxExecutor:
             state.message = M.MSG_IMPORT_ERROR.format(traceback=tb)
         elif kind == p.MEMORY:
             state.status = RunStatus.MEMORY_LIMIT
+        elif kind == p.OVERFLOW:
+            state.status = RunStatus.BAD_OUTPUT
         elif kind == p.LOADED and not state.loaded:
             state.loaded = True
         elif not state.loaded:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import logging
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from grader import limits
@@ -54,7 +54,7 @@ def python_paths() -> tuple[str | None, str, str]:
     return prefix, base, f"{VENV_MOUNT}/bin/python3"
 
 
-def bwrap_argv(bwrap: str, config_json: str) -> list[str]:
+def bwrap_argv(bwrap: str, ctrl_fd: int) -> list[str]:
     prefix, base, exe = python_paths()
     argv = [
         bwrap,
@@ -107,7 +107,7 @@ def bwrap_argv(bwrap: str, config_json: str) -> list[str]:
     if prefix is not None:
         argv += ["--ro-bind", prefix, VENV_MOUNT]
     argv += ["--ro-bind", str(INSIDE_DIR), INSIDE_MOUNT, "--chdir", "/"]
-    argv += ["--", exe, "-I", "-B", f"{INSIDE_MOUNT}/zygote.py", config_json]
+    argv += ["--", exe, "-I", "-B", f"{INSIDE_MOUNT}/zygote.py", str(ctrl_fd)]
     return argv
 
 
@@ -159,7 +159,49 @@ def pids_cgroup(slot: int) -> Path | None:
         return None
 
 
+def process_tree(root: int) -> list[int]:
+    """root and its descendants (host pids), from /proc/*/stat (no /proc/*/children here)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # The command name may hold spaces or parentheses: fields resume after the last ")".
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        parents.setdefault(ppid, []).append(int(entry.name))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(parents.get(pid, []))
+    return tree
+
+
+def join_cgroup(group: Path | None, root: int) -> None:
+    """Move a started zygote (bubblewrap, its init, the zygote) into the slot's pids cgroup.
+
+    Done after the zygote said hello and before it forks any child (children then inherit the
+    group), rather than in a preexec_fn, which is unsafe in a threaded web process.
+    """
+    if group is None:
+        return
+    try:
+        for pid in process_tree(root):
+            (group / "cgroup.procs").write_text(str(pid))
+    except OSError as e:
+        log.info("sandbox: could not move the zygote into %s (%s)", group, e)
+
+
 def remove_cgroup(group: Path | None) -> None:
-    if group is not None:
-        with contextlib.suppress(OSError):
+    # The sandbox's processes die asynchronously after bubblewrap is killed: retry briefly.
+    for _ in range(25):
+        if group is None or not group.exists():
+            return
+        try:
             group.rmdir()
+            return
+        except OSError:
+            time.sleep(0.02)

@@ -1,8 +1,10 @@
 """Reading .npy bytes that came from untrusted code, and writing the ones we send in.
 
 The header is parsed and checked by hand (magic, version, a plain numeric dtype, shape whose
-size matches the bytes exactly, a size bound) before numpy sees the data, and numpy then reads
-it with ``allow_pickle=False``. No object arrays, no pickles, no subclasses.
+size matches the bytes exactly, a size bound) before numpy sees the data. The canonical header
+the sandbox writes is matched strictly and its data copied out with ``np.frombuffer``; anything
+else goes through a full check and ``np.load(allow_pickle=False)``. No object arrays, no
+pickles, no subclasses: the result is always a plain, owned, writable ``np.ndarray``.
 """
 
 from __future__ import annotations

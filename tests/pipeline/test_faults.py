@@ -6,6 +6,7 @@ import contextlib
 import os
 import signal
 import threading
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -194,8 +195,11 @@ def test_database_trouble_mid_grade_is_retried_to_one_verdict(
             import sqlite3
 
             locker = sqlite3.connect(connection.settings_dict["NAME"], timeout=30)
-            locker.execute("BEGIN EXCLUSIVE")  # every other writer now waits or fails
-            threading.Timer(3.0, locker.rollback).start()
+            try:
+                locker.execute("BEGIN EXCLUSIVE")  # every other reader and writer now waits
+                time.sleep(3.0)  # the worker finishes its grade and meets the lock
+            finally:
+                locker.close()
         else:
             with connection.cursor() as cursor:
                 cursor.execute(

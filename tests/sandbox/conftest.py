@@ -60,16 +60,16 @@ class FencedSandbox:
     def _read(self, n: int, timeout: float) -> bytes:
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
-        out = b""
+        out = bytearray()
         while len(out) < n:
             r, _, _ = select.select([fd], [], [], timeout)
             if not r:
                 raise TimeoutError("fenced runner did not answer")
-            chunk = os.read(fd, n - len(out))
+            chunk = os.read(fd, min(n - len(out), 1 << 24))
             if not chunk:
                 raise RuntimeError(f"fenced runner died (exit {self.proc.wait()})")
             out += chunk
-        return out
+        return bytes(out)
 
     def start(self, **kwargs: Any) -> None:
         self.call("start", **kwargs)

@@ -83,6 +83,20 @@ def main() -> None:
                 finally:
                     broken.close()
                 reply = (refused, result)
+            elif op == "kill_zygote":
+                # Trusted test code killing the sandbox from outside (as a crash would).
+                assert executor is not None and executor._zygote is not None
+                os.killpg(executor._zygote.proc.pid, 9)
+                executor._zygote.proc.wait()
+                reply = executor.zygote_starts
+            elif op == "cgroup":
+                assert executor is not None and executor._zygote is not None
+                from grader.sandbox import launcher
+
+                group = executor._cgroup
+                procs = (group / "cgroup.procs").read_text().split() if group else []
+                tree = launcher.process_tree(executor._zygote.proc.pid)
+                reply = (str(group) if group else None, sorted(map(int, procs)), sorted(tree))
             elif op == "close":
                 if executor is not None:
                     executor.close()

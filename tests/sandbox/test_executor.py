@@ -269,3 +269,31 @@ def test_fails_closed_when_a_layer_cannot_be_applied(
     assert result.status == RunStatus.INTERNAL
     assert result.message == M.MSG_INTERNAL
     assert result.calls == []
+
+
+def test_zygote_death_is_repaired_transparently(sandbox: FencedSandbox) -> None:
+    starts = sandbox.call("kill_zygote")
+    calls = small_calls(2)
+    result = sandbox.run(code=CORRECT_ATTENTION, entry_point="attention", calls=calls)
+    assert_correct(result, calls)  # restarted (and self-checked) on the way, not INTERNAL
+    assert sandbox.zygote_starts == starts + 1
+    result = sandbox.run(code=CORRECT_ATTENTION, entry_point="attention", calls=calls)
+    assert_correct(result, calls)
+    assert sandbox.zygote_starts == starts + 1
+
+
+def test_zygote_and_children_sit_in_the_slot_pids_cgroup(sandbox: FencedSandbox) -> None:
+    group, procs, tree = sandbox.call("cgroup")
+    assert group is not None and group.endswith(tuple(f"grader-sandbox-{n}" for n in range(256)))
+    assert set(tree) <= set(procs)  # bubblewrap, its init, the zygote, the forked children
+    assert len(tree) >= 4
+
+
+def test_results_beyond_the_total_bound_are_bad_output(sandbox: FencedSandbox) -> None:
+    # 15 MiB per call fits the per-array bound; six of them overflow the 64 MiB result area.
+    code = "import numpy as np\ndef f(i):\n    return np.full(15 * 2**20 // 8, float(i))\n"
+    calls = [Call(args=(i,)) for i in range(6)]
+    result = sandbox.run(code=code, entry_point="f", calls=calls, limits=Limits(memory_mb=1024))
+    assert result.status == RunStatus.BAD_OUTPUT
+    assert result.message == M.MSG_BAD_OUTPUT
+    assert [float(c.output[0]) for c in result.calls] == [0.0, 1.0, 2.0, 3.0]

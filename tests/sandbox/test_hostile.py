@@ -11,6 +11,7 @@ Every run goes through the fenced sandbox (see conftest.py and fence.py): never 
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 
 from grader.executors.base import Limits, RunResult, RunStatus
+from grader.sandbox import messages as M
 from tests.sandbox.conftest import (
     CORRECT_ATTENTION,
     FencedSandbox,
@@ -57,6 +59,9 @@ ORDER = [
     "monkeypatch_allclose",
     "gc_scan",
     "forged_verdicts",
+    "json_bomb_frame",
+    "huge_frame_header",
+    "result_area_forgery",
     "broadcast_huge",
     "deep_recursion",
     "deep_recursion_unlimited",
@@ -148,6 +153,29 @@ def _check(case: Case, result: RunResult, calls: list) -> None:
             raise AssertionError(f"unknown check {check}")
 
 
+def _check_message(case: Case, result: RunResult) -> None:
+    """Every non-OK verdict explains itself with its constant message."""
+    lim = case.limits
+    expected = {
+        RunStatus.OK: "",
+        RunStatus.CPU_LIMIT: M.MSG_CPU_LIMIT.format(seconds=math.ceil(lim.cpu_seconds)),
+        RunStatus.WALL_LIMIT: M.MSG_WALL_LIMIT.format(seconds=lim.wall_seconds),
+        RunStatus.MEMORY_LIMIT: M.MSG_MEMORY_LIMIT.format(mb=lim.memory_mb),
+        RunStatus.OUTPUT_LIMIT: M.MSG_OUTPUT_LIMIT.format(kib=1024),
+        RunStatus.BAD_OUTPUT: M.MSG_BAD_OUTPUT,
+    }
+    if result.status in expected:
+        assert result.message == expected[result.status]
+    elif result.status == RunStatus.SIGNALED:
+        assert result.message in {
+            M.MSG_SIGNALED.format(signal=s) for s in ("SIGSEGV", "SIGBUS", "SIGABRT")
+        }
+    elif result.status == RunStatus.EXITED:
+        assert result.message in {M.MSG_EXITED.format(code=c) for c in (0, 1)}
+    else:
+        raise AssertionError(f"unexpected status {result.status}")
+
+
 @pytest.mark.parametrize("name", ORDER)
 def test_hostile_submission_is_contained(sandbox: FencedSandbox, name: str) -> None:
     case = load_case(HOSTILE_DIR / f"{name}.py")
@@ -160,8 +188,7 @@ def test_hostile_submission_is_contained(sandbox: FencedSandbox, name: str) -> N
 
     assert result.status in case.statuses, (result.status, result.message, result.calls)
     assert result.status != RunStatus.INTERNAL
-    if result.status != RunStatus.OK:
-        assert result.message  # every non-OK verdict explains itself
+    _check_message(case, result)
     _check(case, result, calls)
     for path in case.host_absent:
         assert not os.path.exists(path), f"the attack wrote {path} on the host"

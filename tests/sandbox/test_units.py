@@ -111,7 +111,7 @@ def _binds(argv: list[str]) -> list[tuple[str, str]]:
 
 
 def test_bwrap_binds_are_minimal_and_read_only() -> None:
-    argv = launcher.bwrap_argv("/usr/bin/bwrap", "{}")
+    argv = launcher.bwrap_argv("/usr/bin/bwrap", ctrl_fd=5)
     assert "--bind" not in argv  # read-only binds only
     for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"):
         assert flag in argv

@@ -27,12 +27,17 @@ OUTPUT = b"O"  # one call's output as .npy bytes
 INPUT_AFTER = b"N"  # one array argument after the call (return_inputs), .npy bytes
 CALL_ERROR = b"E"  # one call raised or returned something unusable: student-facing text
 MEMORY = b"Y"  # MemoryError: the address-space limit was hit
+OVERFLOW = b"Z"  # the results do not fit the result area
 DONE = b"D"  # every call answered
 
-CHILD_KINDS = frozenset(
-    {READY, LAYER_FAILED, SYNTAX, MISSING, IMPORT, LOADED, OUTPUT, INPUT_AFTER}
-    | {CALL_ERROR, MEMORY, DONE}
-)
+# Results travel in two ways. Per-call frames go into a shared memory area (a memfd both sides
+# map), so a grade costs the trusted side one wake-up instead of one per call, and the results
+# of finished calls survive a kill. The frames that end a run go through the result pipe, which
+# is what wakes the trusted side; it reads the area then (a copy, parsed as untrusted bytes).
+PIPE_KINDS = frozenset({SYNTAX, MISSING, IMPORT, MEMORY, OVERFLOW, DONE})
+AREA_KINDS = frozenset({LOADED, OUTPUT, INPUT_AFTER, CALL_ERROR})
+# The area starts with the committed length (u64, header included), then frames.
+AREA_HEADER = struct.Struct("<Q")
 
 # Fixed descriptor numbers inside a child, so the layers can close everything else.
 CHILD_STDIN_FD = 0
@@ -40,10 +45,22 @@ CHILD_STDOUT_FD = 1
 CHILD_STDERR_FD = 2
 CHILD_RESULT_FD = 3
 CHILD_REQUEST_FD = 4
-CHILD_RULESET_FD = 5
+CHILD_AREA_FD = 5  # mapped, then closed before student code runs
+CHILD_RULESET_FD = 6
 
 # Exit codes of a child that stops on its own (anything else is the student's doing).
 EXIT_LAYER_FAILED = 70
+
+
+NPY_MAGIC = b"\x93NUMPY\x01\x00"
+
+
+def npy_bytes(descr: str, shape: tuple[int, ...], data: bytes) -> bytes:
+    """A version 1.0 .npy file (C order), as np.save writes it, without numpy."""
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (descr, shape)  # noqa: UP031
+    pad = 63 - (len(NPY_MAGIC) + 2 + len(header)) % 64
+    encoded = (header + " " * pad + "\n").encode("latin1")
+    return NPY_MAGIC + struct.pack("<H", len(encoded)) + encoded + data
 
 
 def frame(kind: bytes, payload: bytes) -> bytes:
