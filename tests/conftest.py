@@ -38,28 +38,50 @@ def instructor(db: None):
     return user
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Give every transactional test a serialized rollback.
+def _is_transactional(item: pytest.Item) -> bool:
+    names = getattr(item, "fixturenames", ())
+    marker = item.get_closest_marker("django_db")
+    kwargs = marker.kwargs if marker else {}
+    return bool(
+        kwargs.get("transaction")
+        or kwargs.get("reset_sequences")
+        or "live_server" in names
+        or "transactional_db" in names
+    )
+
+
+def _db_order(item: pytest.Item) -> int:
+    # pytest-django's order: database tests in a rolled-back transaction, then transactional
+    # tests (their flush empties the database), then tests without a database.
+    if _is_transactional(item):
+        return 1
+    uses_db = item.get_closest_marker("django_db") or "db" in getattr(item, "fixturenames", ())
+    return 0 if uses_db else 2
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """Give every transactional test a serialized rollback, and run them after the others.
 
     A transactional test ends with a flush, and the flush re-runs post_migrate, which re-creates
     the Instructors group (quizsite.roles) with a new id. A later test that asks for
     serialized_rollback then restores the original group and fails on its unique name. When
     every transactional test restores the migrated database instead (seed content included),
     the flushes skip post_migrate and each test starts from the same state.
+
+    pytest-django counts a test that only asks for live_server (not transactional_db) as a
+    plain database test and may run it among them, where its flush would empty the database
+    for the tests that follow; the stable sort below runs it with the transactional ones.
     """
+    result = yield
     for item in items:
-        names = getattr(item, "fixturenames", ())
         marker = item.get_closest_marker("django_db")
         kwargs = dict(marker.kwargs) if marker else {}
-        transactional = (
-            kwargs.get("transaction")
-            or kwargs.get("reset_sequences")
-            or "live_server" in names
-            or "transactional_db" in names
-        )
-        if transactional and not kwargs.get("serialized_rollback"):
+        if _is_transactional(item) and not kwargs.get("serialized_rollback"):
             kwargs.update(transaction=True, serialized_rollback=True)
             item.add_marker(pytest.mark.django_db(**kwargs))
+    items.sort(key=_db_order)
+    return result
 
 
 @pytest.fixture(scope="session")
