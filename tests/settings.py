@@ -1,15 +1,25 @@
 """Test settings: the real settings, read with development defaults from the environment."""
 
 import os
+import socket
 
 os.environ.setdefault("DEBUG", "true")
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz")
-# The pipeline tests start their own Redis on this port (and restart it); nothing else here
-# needs a broker, and publishing to a port with nothing on it fails fast.
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6391/0")
 
-from quizsite.settings import *  # noqa: F403
-from quizsite.settings import DATABASES
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# The pipeline tests start their own Redis on this port (and restart it); nothing else here
+# needs a broker, and publishing to a port with nothing on it fails fast. A port per test
+# session keeps two runs (or a worker left over from a killed run) apart.
+os.environ.setdefault("REDIS_URL", f"redis://127.0.0.1:{_free_port()}/0")
+
+from quizsite.settings import *  # noqa: E402, F403
+from quizsite.settings import DATABASES  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast users in tests
 

@@ -19,8 +19,10 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
-REDIS_PORT = 6391  # tests/settings.py points REDIS_URL here
-REDIS_URL = f"redis://127.0.0.1:{REDIS_PORT}/0"
+# tests/settings.py points REDIS_URL (and so the test process's Celery app) here. One port per
+# test session, so a worker left over from a killed run can never take this run's tasks.
+REDIS_URL = settings.CELERY_BROKER_URL
+REDIS_PORT = int(REDIS_URL.rsplit(":", 1)[1].split("/")[0])
 LOGS = ROOT / "test-artifacts"
 
 
