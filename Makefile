@@ -7,7 +7,7 @@ PY_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SYS_STAMP := .system-deps-checked
 
-.PHONY: install run test lint format check-deploy bench clean
+.PHONY: install run test lint bench bench-sandbox bench-pipeline clean
 
 install: $(SYS_STAMP) $(PY_STAMP) $(NPM_STAMP)
 
@@ -37,8 +37,14 @@ lint: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-bench: install
+# Benchmarks print ratios against a baseline measured in the same run; never part of `make test`.
+bench: bench-sandbox bench-pipeline
+
+bench-sandbox: install
 	$(PY) bench/sandbox.py
+
+bench-pipeline: install
+	$(PY) bench/pipeline.py
 
 clean:
 	rm -rf $(VENV) node_modules $(SYS_STAMP) staticfiles

@@ -64,22 +64,25 @@ def submit(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("submissions:detail", pk=submission.pk)
 
 
-@login_required
-@require_GET
-def detail(request: HttpRequest, pk: int) -> HttpResponse:
+def _render_own(request: HttpRequest, pk: int, template: str) -> HttpResponse:
+    # Another student's submission does not exist for this user: 404, not 403.
     submission = submission_get_for_user(user=request.user, submission_id=pk)
     if submission is None:
         raise Http404("No such submission.")
-    return render(request, "grader/submission_detail.html", _result_context(request, submission))
+    return render(request, template, _result_context(request, submission))
+
+
+@login_required
+@require_GET
+def detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return _render_own(request, pk, "grader/submission_detail.html")
 
 
 @login_required
 @require_GET
 def status(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = submission_get_for_user(user=request.user, submission_id=pk)
-    if submission is None:
-        raise Http404("No such submission.")
-    return render(request, "grader/_submission_result.html", _result_context(request, submission))
+    """The result fragment the page polls until the verdict is final."""
+    return _render_own(request, pk, "grader/_submission_result.html")
 
 
 @login_required

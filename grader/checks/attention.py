@@ -10,6 +10,8 @@ import numpy as np
 from grader import reference
 from grader.checks import messages
 from grader.checks.base import (
+    ATOL_PARAM,
+    RTOL_PARAM,
     Check,
     Outcome,
     Param,
@@ -33,17 +35,12 @@ from grader.executors.base import CallResult
 
 ATTENTION = frozenset({reference.KIND_ATTENTION})
 
-# float32 arithmetic inside a correct submission must pass; every known wrong implementation is
-# off by far more (0.01 or worse) on these inputs.
-RTOL = 1e-4
-ATOL = 1e-5
 
 SCALE_FAILED = "Your output is wrong at d_k = {failed} and right at d_k = {passed}. {detail}"
 SCALE_FAILED_ALL = "Your output is wrong at every d_k tested ({failed}). {detail}"
 
 # Messages of the whole batch of calls, so a run that stopped early can name the call.
-_RTOL = Param("rtol", float, RTOL, "Relative tolerance against the reference.", 0.0, 0.1)
-_ATOL = Param("atol", float, ATOL, "Absolute tolerance against the reference.", 0.0, 0.1)
+_RTOL, _ATOL = RTOL_PARAM, ATOL_PARAM
 
 
 def _first_problem(

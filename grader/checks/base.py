@@ -209,3 +209,24 @@ def _shape(shape: Sequence[int]) -> str:
 def shape_text(shape: Sequence[int]) -> str:
     """A shape as students write it: (3, 4), or (5,) for one dimension."""
     return _shape(shape)
+
+
+# float32 arithmetic inside a correct submission must pass; every known wrong implementation is
+# off by far more (0.01 or worse) on these inputs.
+RTOL = 1e-4
+ATOL = 1e-5
+RTOL_PARAM = Param("rtol", float, RTOL, "Relative tolerance against the reference.", 0.0, 0.1)
+ATOL_PARAM = Param("atol", float, ATOL, "Absolute tolerance against the reference.", 0.0, 0.1)
+
+
+def judge_against_reference(
+    kind: str, probes: Sequence[Probe], results: Sequence[CallResult], params: Mapping[str, Any]
+) -> Outcome:
+    """Pass when every probe's output matches the reference within the check's rtol/atol."""
+    for probe, result in zip(probes, results, strict=True):
+        problem = compare_with_reference(
+            kind, probe, result, rtol=params["rtol"], atol=params["atol"]
+        )
+        if problem:
+            return Outcome(False, problem)
+    return Outcome(True, messages.PASSED)

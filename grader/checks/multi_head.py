@@ -4,25 +4,21 @@
 from __future__ import annotations
 
 from grader import reference
-from grader.checks import messages
-from grader.checks.attention import ATOL, RTOL
-from grader.checks.base import Check, Outcome, Param, Probe, compare_with_reference, shape_text
+from grader.checks.base import (
+    ATOL_PARAM,
+    RTOL_PARAM,
+    Check,
+    Outcome,
+    Param,
+    Probe,
+    judge_against_reference,
+    shape_text,
+)
 from grader.checks.inputs import causal_mask, key_mask, mha_call, mha_weights, unit
 
 MULTI_HEAD = frozenset({reference.KIND_MULTI_HEAD})
 
-_RTOL = Param("rtol", float, RTOL, "Relative tolerance against the reference.", 0.0, 0.1)
-_ATOL = Param("atol", float, ATOL, "Absolute tolerance against the reference.", 0.0, 0.1)
-
-
-def _judge_all(kind, probes, results, params) -> Outcome:
-    for probe, result in zip(probes, results, strict=True):
-        problem = compare_with_reference(
-            kind, probe, result, rtol=params["rtol"], atol=params["atol"]
-        )
-        if problem:
-            return Outcome(False, problem)
-    return Outcome(True, messages.PASSED)
+_RTOL, _ATOL = RTOL_PARAM, ATOL_PARAM
 
 
 class MultiHeadValues(Check):
@@ -61,7 +57,7 @@ class MultiHeadValues(Check):
         return probes
 
     def judge(self, params, probes, results, kind) -> Outcome:
-        return _judge_all(kind, probes, results, params)
+        return judge_against_reference(kind, probes, results, params)
 
 
 class HeadWidth(Check):
@@ -91,7 +87,7 @@ class HeadWidth(Check):
         return [Probe(call, what)]
 
     def judge(self, params, probes, results, kind) -> Outcome:
-        return _judge_all(kind, probes, results, params)
+        return judge_against_reference(kind, probes, results, params)
 
 
 class MultiHeadShapes(Check):
@@ -130,4 +126,4 @@ class MultiHeadShapes(Check):
         return probes
 
     def judge(self, params, probes, results, kind) -> Outcome:
-        return _judge_all(kind, probes, results, params)
+        return judge_against_reference(kind, probes, results, params)

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
-from tests.pipeline.stack import Redis, Worker
+from tests.pipeline.stack import Redis, Worker, golden
 
 pytestmark = [
     pytest.mark.e2e,
@@ -16,18 +16,8 @@ pytestmark = [
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 
-MISSING_SCALE = """import numpy as np
-
-def attention(Q, K, V, mask=None):
-    scores = Q @ np.swapaxes(K, -1, -2)
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return (w / w.sum(axis=-1, keepdims=True)) @ V
-"""
-CORRECT = MISSING_SCALE.replace(
-    "Q @ np.swapaxes(K, -1, -2)", "Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])"
-)
+MISSING_SCALE = golden("missing_scale")
+CORRECT = golden("correct_matmul")
 
 
 @pytest.fixture(scope="module")
@@ -87,5 +77,5 @@ def test_a_missing_scale_is_named_with_its_picture_and_history_diffs(
     )
     student_page.goto("/exercises/scaled-dot-product-attention/history/")
     student_page.get_by_role("button", name="Show the changes").click()
-    expect(student_page.locator(".diff .diff-add")).to_contain_text("np.sqrt(Q.shape[-1])")
+    expect(student_page.locator(".diff .diff-add", has_text="np.sqrt(d_k)")).to_have_count(1)
     screenshot(student_page, "submission-history-diff")

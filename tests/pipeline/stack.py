@@ -26,6 +26,11 @@ REDIS_PORT = int(REDIS_URL.rsplit(":", 1)[1].split("/")[0])
 LOGS = ROOT / "test-artifacts"
 
 
+def golden(name: str, exercise: str = "scaled-dot-product-attention") -> str:
+    """A submission of the golden suite (tests/golden), e.g. golden("correct_matmul")."""
+    return (ROOT / "tests" / "golden" / exercise / f"{name}.py").read_text()
+
+
 def wait_until(predicate: Callable[[], object], *, timeout: float, step: float = 0.1) -> object:
     deadline = time.monotonic() + timeout
     while True:

@@ -14,24 +14,14 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from grader.models import Submission
-from tests.pipeline.stack import Redis, Worker, wait_until
+from tests.pipeline.stack import Redis, Worker, golden, wait_until
 
 pytestmark = [
     pytest.mark.stack,
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 
-CORRECT = """
-import numpy as np
-
-def attention(Q, K, V, mask=None):
-    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    scores = scores - scores.max(axis=-1, keepdims=True)
-    w = np.exp(scores)
-    return (w / w.sum(axis=-1, keepdims=True)) @ V
-"""
+CORRECT = golden("correct_matmul")
 # Correct, but slow enough on its first call that a test can kill the worker mid-grade.
 SLOW_CORRECT = "import time\n_slept = []\n" + CORRECT.replace(
     "def attention(Q, K, V, mask=None):\n",

@@ -8,10 +8,11 @@ from django.test import Client
 
 from grader.models import Exercise, Submission
 from grader.services import submissions as services
+from tests.pipeline.stack import golden
 
 pytestmark = pytest.mark.django_db
 SLUG = "scaled-dot-product-attention"
-CORRECT = open("bench/correct_attention.py").read()  # noqa: SIM115
+CORRECT = golden("correct_matmul")
 
 
 def login(username: str, *, staff: bool = False) -> Client:
