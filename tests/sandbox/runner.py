@@ -94,8 +94,15 @@ def main() -> None:
                 from grader.sandbox import launcher
 
                 group = executor._cgroup
-                procs = (group / "cgroup.procs").read_text().split() if group else []
+
+                def members() -> list[str]:
+                    return (group / "cgroup.procs").read_text().split() if group else []
+
+                # A child may be forked ahead (or reaped) while the tree is read: a process of
+                # the tree must be in the group just before or just after.
+                before = members()
                 tree = launcher.process_tree(executor._zygote.proc.pid)
+                procs = sorted(set(before) | set(members()))
                 reply = (str(group) if group else None, sorted(map(int, procs)), sorted(tree))
             elif op == "close":
                 if executor is not None:
