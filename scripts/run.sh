@@ -33,9 +33,13 @@ if ! $PY -c "import redis,os; redis.Redis.from_url(os.environ['REDIS_URL'], sock
   fi
 fi
 
-.venv/bin/celery -A quizsite worker --loglevel=INFO --concurrency="${WORKERS:-2}" -n "worker@%h" &
+# The worker and the sweeper (beat) log to run/; the web server's requests show here.
+mkdir -p run
+.venv/bin/celery -A quizsite worker --loglevel=INFO --concurrency="${WORKERS:-2}" -n "worker@%h" \
+  >run/worker.log 2>&1 &
 pids+=($!)
-.venv/bin/celery -A quizsite beat --loglevel=INFO --schedule=/tmp/quizsite-celerybeat-schedule &
+.venv/bin/celery -A quizsite beat --loglevel=INFO --schedule=run/celerybeat-schedule \
+  >run/beat.log 2>&1 &
 pids+=($!)
 $PY manage.py runserver "127.0.0.1:$PORT" --noreload &
 pids+=($!)
@@ -49,6 +53,7 @@ cat <<BANNER
    The site is up:  http://127.0.0.1:$PORT/
    Log in as  instructor / instructor-demo-pass  (authoring: /admin/)
           or  student / student-demo-pass
+   Grading worker log: run/worker.log   sweeper log: run/beat.log
    Ctrl-C stops everything this command started.
   ================================================================
 
