@@ -14,6 +14,7 @@ import struct
 import sys
 import time
 import traceback
+from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -98,10 +99,19 @@ def main() -> None:
                 def members() -> list[str]:
                     return (group / "cgroup.procs").read_text().split() if group else []
 
+                def alive(pid: int) -> bool:
+                    # A child that has exited but is not reaped yet still shows in /proc, and
+                    # has already left its cgroup.
+                    try:
+                        stat = Path(f"/proc/{pid}/stat").read_text()
+                    except OSError:
+                        return False
+                    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
                 # A child may be forked ahead (or reaped) while the tree is read: a process of
                 # the tree must be in the group just before or just after.
                 before = members()
-                tree = launcher.process_tree(executor._zygote.proc.pid)
+                tree = [p for p in launcher.process_tree(executor._zygote.proc.pid) if alive(p)]
                 procs = sorted(set(before) | set(members()))
                 reply = (str(group) if group else None, sorted(map(int, procs)), sorted(tree))
             elif op == "close":
