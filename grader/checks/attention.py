@@ -40,7 +40,6 @@ SCALE_FAILED = "Your output is wrong at d_k = {failed} and right at d_k = {passe
 SCALE_FAILED_ALL = "Your output is wrong at every d_k tested ({failed}). {detail}"
 
 # Messages of the whole batch of calls, so a run that stopped early can name the call.
-_RTOL, _ATOL = RTOL_PARAM, ATOL_PARAM
 
 
 def _first_problem(
@@ -91,7 +90,7 @@ class Shapes(Check):
         "and of the mask. The output shape must be exact and the values right."
     )
     kinds = ATTENTION
-    params = (_RTOL, _ATOL)
+    params = (RTOL_PARAM, ATOL_PARAM)
 
     # (Q shape, K shape, V shape, mask shape or None, what it tests)
     CASES: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], Any, str], ...] = (
@@ -143,8 +142,8 @@ class Scale(Check):
         Param("n", int, 8, "Number of queries.", 1, 256),
         Param("m", int, 10, "Number of keys.", 1, 256),
         Param("d_v", int, 6, "Value dimension.", 1, 256),
-        _RTOL,
-        _ATOL,
+        RTOL_PARAM,
+        ATOL_PARAM,
     )
 
     def prepare(self, params, rng, kind) -> list[Probe]:
@@ -251,8 +250,8 @@ class Mask(Check):
         Param("m", int, 9, "Number of keys.", 2, 256),
         Param("d_k", int, 16, "Key dimension.", 1, 1024),
         Param("leak_atol", float, 1e-6, "Largest weight allowed on a masked key.", 0.0, 0.1),
-        _RTOL,
-        _ATOL,
+        RTOL_PARAM,
+        ATOL_PARAM,
     )
 
     def prepare(self, params, rng, kind) -> list[Probe]:

@@ -18,8 +18,6 @@ from grader.checks.inputs import causal_mask, key_mask, mha_call, mha_weights, u
 
 MULTI_HEAD = frozenset({reference.KIND_MULTI_HEAD})
 
-_RTOL, _ATOL = RTOL_PARAM, ATOL_PARAM
-
 
 class MultiHeadValues(Check):
     name = "mha-values"
@@ -41,8 +39,8 @@ class MultiHeadValues(Check):
             item_length=2,
         ),
         Param("n", int, 6, "Sequence length.", 1, 256),
-        _RTOL,
-        _ATOL,
+        RTOL_PARAM,
+        ATOL_PARAM,
     )
 
     def prepare(self, params, rng, kind) -> list[Probe]:
@@ -71,8 +69,8 @@ class HeadWidth(Check):
         Param("d_model", int, 512, "Model width.", 8, 2048),
         Param("n_heads", int, 8, "Number of heads (divides d_model).", 1, 64),
         Param("n", int, 16, "Sequence length.", 2, 256),
-        _RTOL,
-        _ATOL,
+        RTOL_PARAM,
+        ATOL_PARAM,
     )
 
     def prepare(self, params, rng, kind) -> list[Probe]:
@@ -98,7 +96,7 @@ class MultiHeadShapes(Check):
         "(batch, 1, n). The output shape must be exact and the values right."
     )
     kinds = MULTI_HEAD
-    params = (_RTOL, _ATOL)
+    params = (RTOL_PARAM, ATOL_PARAM)
 
     CASES = (
         ((5, 16), 4, None, "2-D X"),

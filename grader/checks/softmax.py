@@ -17,8 +17,6 @@ from grader.checks.inputs import softmax_call, unit
 
 SOFTMAX = frozenset({reference.KIND_SOFTMAX})
 
-_RTOL, _ATOL = RTOL_PARAM, ATOL_PARAM
-
 
 class SoftmaxValues(Check):
     name = "softmax-values"
@@ -29,8 +27,8 @@ class SoftmaxValues(Check):
     kinds = SOFTMAX
     params = (
         Param("scale", float, 3.0, "Standard deviation of the inputs.", 0.0, 100.0),
-        _RTOL,
-        _ATOL,
+        RTOL_PARAM,
+        ATOL_PARAM,
     )
 
     SHAPES = ((5,), (3, 7), (2, 3, 4), (4, 4))
@@ -52,7 +50,7 @@ class SoftmaxAxis(Check):
     label = "The axis argument"
     description = "softmax(x, axis) along axis 0, 1 and a negative axis of 2-D and 3-D inputs."
     kinds = SOFTMAX
-    params = (_RTOL, _ATOL)
+    params = (RTOL_PARAM, ATOL_PARAM)
 
     CASES = (((3, 7), 0), ((4, 5, 6), 0), ((4, 5, 6), 1), ((4, 5, 6), -2), ((5, 5), 0))
 
