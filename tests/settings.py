@@ -18,6 +18,10 @@ def _free_port() -> int:
 # session keeps two runs (or a worker left over from a killed run) apart.
 os.environ.setdefault("REDIS_URL", f"redis://127.0.0.1:{_free_port()}/0")
 
+# API throttles count in a cache that outlives each test; tests that test them set their own.
+os.environ.setdefault("THROTTLE_ANON", "100000/min")
+os.environ.setdefault("THROTTLE_USER", "100000/min")
+
 from quizsite.settings import *  # noqa: E402, F403
 from quizsite.settings import DATABASES  # noqa: E402
 

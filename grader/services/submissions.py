@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -67,16 +68,20 @@ def submission_create(
         raise SubmissionRejected(MSG_CODE_EMPTY)
     if len(code.encode()) > CODE_MAX_BYTES:
         raise SubmissionRejected(MSG_CODE_TOO_LARGE, status_code=413)
-    waiting = Submission.objects.filter(
-        status__in=(Submission.Status.QUEUED, Submission.Status.RUNNING)
-    )
-    cap = settings.GRADER_MAX_QUEUED_PER_USER
-    if waiting.filter(user=user).count() >= cap:
-        raise SubmissionRejected(MSG_TOO_MANY_QUEUED.format(n=cap), status_code=429)
-    if waiting.count() >= settings.GRADER_MAX_QUEUED_TOTAL:
-        raise SubmissionRejected(MSG_QUEUE_FULL, status_code=429)
     now = now or timezone.now()
     with transaction.atomic():
+        # Race: two submits of one user at once would both count 4 waiting rows and both pass
+        # a cap of 5. Locking the user's row makes them count one after the other (on SQLite,
+        # IMMEDIATE transactions already serialise writers).
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        waiting = Submission.objects.filter(
+            status__in=(Submission.Status.QUEUED, Submission.Status.RUNNING)
+        )
+        cap = settings.GRADER_MAX_QUEUED_PER_USER
+        if waiting.filter(user=user).count() >= cap:
+            raise SubmissionRejected(MSG_TOO_MANY_QUEUED.format(n=cap), status_code=429)
+        if waiting.count() >= settings.GRADER_MAX_QUEUED_TOTAL:
+            raise SubmissionRejected(MSG_QUEUE_FULL, status_code=429)
         submission = Submission.objects.create(
             user=user,
             exercise=exercise,

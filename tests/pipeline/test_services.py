@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
@@ -130,3 +131,30 @@ def test_sweep_requeues_stale_and_expired_and_abandons_after_the_cap(user, exerc
         s.refresh_from_db()
     assert fresh.status == stale.status == Submission.Status.QUEUED
     assert expired.status == Submission.Status.RUNNING  # claimable again: its lease expired
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(GRADER_MAX_QUEUED_PER_USER=2)
+def test_per_user_cap_holds_under_concurrent_submits() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    user = get_user_model().objects.create_user("racer", password="pw-racer-12345")
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    barrier = threading.Barrier(6)
+
+    def one(i: int) -> str:
+        try:
+            barrier.wait()
+            services.submission_create(user=user, exercise=exercise, code=f"x = {i}")
+            return "created"
+        except services.SubmissionRejected as rejected:
+            return rejected.message
+        finally:
+            connection.close()  # this thread's own connection
+
+    with ThreadPoolExecutor(6) as pool:
+        outcomes = list(pool.map(one, range(6)))
+    assert outcomes.count("created") == 2
+    assert Submission.objects.filter(user=user).count() == 2
