@@ -8,6 +8,7 @@ from django.urls import NoReverseMatch, reverse
 
 from grader.misconceptions import QUESTION_PATH
 from grader.selectors.exercises import exercise_get_published, exercise_list_published
+from grader.selectors.submissions import submissions_of_user
 from questions.rendering import render_markdown
 
 
@@ -35,5 +36,12 @@ def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "exercise": exercise,
         "statement_html": render_markdown(exercise.statement),
         "question_url": _question_url(exercise.question_slug),
+        "editor_code": exercise.starter_code,
+        "resumed": False,
     }
+    if request.user.is_authenticated and not request.GET.get("fresh"):
+        # A returning student continues from their latest submission, not the starter code.
+        latest = submissions_of_user(user=request.user, exercise=exercise).first()
+        if latest is not None:
+            context.update(editor_code=latest.code, resumed=latest)
     return render(request, "grader/exercise_detail.html", context)

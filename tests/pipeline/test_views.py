@@ -141,3 +141,15 @@ def test_regrade_previews_changes_then_applies_them() -> None:
         Submission.objects.filter(pk__in=[wrong.pk, same.pk]).values_list("status", flat=True)
     )
     assert statuses == {"queued"}
+
+
+def test_a_returning_student_resumes_from_their_latest_submission() -> None:
+    c = login("ann")
+    make(c, code="x = 'older'\n", status="failed")
+    latest = make(c, code="x = 'latest'\n", status="failed")
+    html = c.get(f"/exercises/{SLUG}/").content.decode()
+    assert "x = &#x27;latest&#x27;" in html and "older" not in html
+    assert f"/submissions/{latest.pk}/" in html
+    fresh = c.get(f"/exercises/{SLUG}/?fresh=1").content.decode()
+    assert "latest" not in fresh
+    assert "def attention(Q, K, V, mask=None):" in fresh
