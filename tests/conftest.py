@@ -79,7 +79,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
         kwargs = dict(marker.kwargs) if marker else {}
         if _is_transactional(item) and not kwargs.get("serialized_rollback"):
             kwargs.update(transaction=True, serialized_rollback=True)
-            item.add_marker(pytest.mark.django_db(**kwargs))
+            # Prepended: it must win over a test's own django_db marker, which it extends.
+            item.add_marker(pytest.mark.django_db(**kwargs), append=False)
     items.sort(key=_db_order)
     return result
 

@@ -133,7 +133,7 @@ def test_sweep_requeues_stale_and_expired_and_abandons_after_the_cap(user, exerc
     assert expired.status == Submission.Status.RUNNING  # claimable again: its lease expired
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 @override_settings(GRADER_MAX_QUEUED_PER_USER=2)
 def test_per_user_cap_holds_under_concurrent_submits() -> None:
     from concurrent.futures import ThreadPoolExecutor
