@@ -136,3 +136,35 @@ class Submission(models.Model):
     @staticmethod
     def lease_for(seconds: float) -> timezone.datetime:
         return timezone.now() + timedelta(seconds=seconds)
+
+
+class RegradePreview(models.Model):
+    """What regrading an exercise would change, computed by a worker; stores no verdict."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="previews")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0)
+    graded = models.PositiveIntegerField(default=0)
+    # [{"submission_id", "username", "old_status", "new_status", "old_score", "new_score"}]
+    changes = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return f"Regrade preview of {self.exercise.slug} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)

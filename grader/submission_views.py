@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from grader.models import Exercise, Submission
 from grader.selectors.submissions import (
     misconception_counts,
+    regrade_preview_latest,
     submission_checks_visible,
     submission_diagnosis,
     submission_diff,
@@ -21,12 +22,13 @@ from grader.selectors.submissions import (
 )
 from grader.services.submissions import (
     SubmissionRejected,
+    regrade_preview_request,
     submission_create,
     submissions_regrade,
-    submissions_regrade_preview,
 )
 
 POLL_INTERVAL = "700ms"
+MSG_REGRADE_APPLIED = "{n} submissions of {title} were queued for regrading."
 
 
 def _result_context(request: HttpRequest, submission: Submission) -> dict[str, object]:
@@ -143,19 +145,20 @@ def staff_list(request: HttpRequest) -> HttpResponse:
 def regrade(request: HttpRequest, slug: str) -> HttpResponse:
     exercise = get_object_or_404(Exercise, slug=slug)
     if request.method == "POST":
-        n = submissions_regrade(exercise=exercise)
-        messages.success(request, f"{n} submissions of {exercise.title} were queued for regrading.")
+        if request.POST.get("action") == "apply":
+            n = submissions_regrade(exercise=exercise)
+            messages.success(request, MSG_REGRADE_APPLIED.format(n=n, title=exercise.title))
+        else:
+            regrade_preview_request(exercise=exercise, user=request.user)
         return redirect(request.path)
-    preview = None
-    if request.GET.get("preview"):
-        from grader.sandbox import SandboxExecutor
-
-        executor = SandboxExecutor()
-        try:
-            preview = submissions_regrade_preview(exercise=exercise, executor=executor)
-        finally:
-            executor.close()
-    return render(request, "grader/staff_regrade.html", {"exercise": exercise, "preview": preview})
+    context = {
+        "exercise": exercise,
+        "preview": regrade_preview_latest(exercise=exercise),
+        "poll_interval": POLL_INTERVAL,
+    }
+    if request.headers.get("HX-Request"):
+        return render(request, "grader/_regrade_preview.html", context)
+    return render(request, "grader/staff_regrade.html", context)
 
 
 @staff_member_required

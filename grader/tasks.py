@@ -9,6 +9,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import DatabaseError, InterfaceError
 
 from grader.services.submissions import (
+    regrade_preview_run,
     submission_grade,
     submission_release_if_held,
     submissions_sweep,
@@ -45,3 +46,11 @@ def grade_submission(submission_id: int) -> str | None:
 def sweep_submissions() -> dict[str, int]:
     report = submissions_sweep()
     return {"requeued": report.requeued, "abandoned": report.abandoned}
+
+
+@shared_task(name="grader.regrade_preview")
+def regrade_preview(preview_id: int) -> None:
+    executor = executor_get()
+    if executor is None:  # this worker's sandbox refused to start: leave it to another
+        raise RuntimeError("no sandbox in this worker")
+    regrade_preview_run(preview_id=preview_id, executor=executor)

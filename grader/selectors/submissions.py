@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, QuerySet
 
-from grader.models import Exercise, ExerciseCheck, Submission
+from grader.models import Exercise, ExerciseCheck, RegradePreview, Submission
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -98,3 +98,7 @@ def misconception_counts() -> list[dict[str, Any]]:
         {"exercise": slug, "code": code, "count": n, "share": n / max(totals.get(slug, 1), 1)}
         for (slug, code), n in sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1]))
     ]
+
+
+def regrade_preview_latest(*, exercise: Exercise) -> RegradePreview | None:
+    return RegradePreview.objects.filter(exercise=exercise).first()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from grader.executors.extra import ExtraCallsExecutor
 from grader.limits import CODE_MAX_BYTES
-from grader.models import Exercise, Submission
+from grader.models import Exercise, RegradePreview, Submission
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -102,10 +102,15 @@ def submission_create(
 def submission_enqueue(*, submission_id: int, countdown: float | None = None) -> bool:
     from grader.tasks import grade_submission
 
+    return _publish(grade_submission, (submission_id,), countdown=countdown)
+
+
+def _publish(task: Any, args: tuple[Any, ...], *, countdown: float | None = None) -> bool:
+    """Publish a task message; a dead broker is logged, never raised: the row is stored."""
     try:
-        grade_submission.apply_async((submission_id,), countdown=countdown)
+        task.apply_async(args, countdown=countdown)
     except Exception:  # kombu OperationalError, redis ConnectionError, ...
-        log.warning("could not publish submission %s; the sweeper will retry", submission_id)
+        log.warning("could not publish %s%s; it stays in the database", task.name, args)
         return False
     return True
 
@@ -286,13 +291,13 @@ class RegradeChange:
 
 
 @dataclass(frozen=True)
-class RegradePreview:
+class RegradeOutcome:
     total: int
     graded: int
     changes: list[RegradeChange]
 
 
-def submissions_regrade_preview(*, exercise: Exercise, executor: Executor) -> RegradePreview:
+def submissions_regrade_preview(*, exercise: Exercise, executor: Executor) -> RegradeOutcome:
     """Grade the exercise's final submissions again with its current checks; store nothing.
 
     Uses each submission's stored seed, so a change in the preview comes from the checks, not
@@ -322,13 +327,47 @@ def submissions_regrade_preview(*, exercise: Exercise, executor: Executor) -> Re
                     new_score=new["score"],
                 )
             )
-    return RegradePreview(total=finals.count(), graded=graded, changes=changes)
+    return RegradeOutcome(total=finals.count(), graded=graded, changes=changes)
 
 
 def _same_score(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is b
     return abs(a - b) < 1e-9
+
+
+def regrade_preview_request(*, exercise: Exercise, user: AbstractBaseUser) -> RegradePreview:
+    """Ask a worker for a regrade preview: the web process never runs a sandbox itself."""
+    from grader.tasks import regrade_preview
+
+    with transaction.atomic():
+        preview = RegradePreview.objects.create(exercise=exercise, requested_by=user)
+        preview_id = preview.pk
+        transaction.on_commit(lambda: _publish(regrade_preview, (preview_id,)))
+    return preview
+
+
+def regrade_preview_run(*, preview_id: int, executor: Executor) -> RegradePreview | None:
+    """Compute a requested preview (in a worker). Returns None if another worker has it."""
+    # Conditional update: a redelivered message must not compute the same preview twice.
+    claimed = RegradePreview.objects.filter(
+        pk=preview_id, status=RegradePreview.Status.QUEUED
+    ).update(status=RegradePreview.Status.RUNNING)
+    if not claimed:
+        return None
+    preview = RegradePreview.objects.select_related("exercise").get(pk=preview_id)
+    try:
+        result = submissions_regrade_preview(exercise=preview.exercise, executor=executor)
+    except Exception:
+        log.exception("regrade preview %s failed", preview_id)
+        preview.status = RegradePreview.Status.FAILED
+    else:
+        preview.status = RegradePreview.Status.DONE
+        preview.total, preview.graded = result.total, result.graded
+        preview.changes = [asdict(change) for change in result.changes]
+    preview.finished_at = timezone.now()
+    preview.save(update_fields=["status", "total", "graded", "changes", "finished_at"])
+    return preview
 
 
 def submissions_regrade(*, exercise: Exercise) -> int:

@@ -220,3 +220,20 @@ def test_database_trouble_mid_grade_is_retried_to_one_verdict(
         w.stop()
     assert s.status == Submission.Status.PASSED
     assert s.score == 1.0
+
+
+def test_a_regrade_preview_is_computed_by_a_worker(worker: Worker, client: APIClient) -> None:
+    from django.test import Client
+
+    from grader.models import RegradePreview
+
+    final(submit(client, CORRECT))
+    staff = get_user_model().objects.create_user("boss", password="pw-boss-123", is_staff=True)
+    web = Client()
+    web.force_login(staff)
+    web.post("/staff/exercises/scaled-dot-product-attention/regrade/", {"action": "preview"})
+    preview = wait_until(
+        lambda: RegradePreview.objects.filter(status=RegradePreview.Status.DONE).first(),
+        timeout=60,
+    )
+    assert (preview.graded, preview.changes) == (1, [])  # type: ignore[attr-defined]

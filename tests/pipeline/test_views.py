@@ -124,18 +124,35 @@ def test_staff_list_filters_and_misconception_table() -> None:
     assert "missing-scale" in table and "50%" in table
 
 
-def test_regrade_previews_changes_then_applies_them() -> None:
+def test_regrade_previews_changes_in_a_worker_then_applies_them() -> None:
+    from grader.models import RegradePreview
+    from grader.sandbox import SandboxExecutor
+    from grader.services.submissions import regrade_preview_run
+
     ann = login("ann")
     # Stored as failed with score 0, though the code is correct: as if the checks were fixed.
     wrong = make(ann, status="failed", score=0.0)
     same = make(ann, status="passed", score=1.0)
     staff = login("boss", staff=True)
-    html = staff.get(f"/staff/exercises/{SLUG}/regrade/?preview=1").content.decode()
+    url = f"/staff/exercises/{SLUG}/regrade/"
+    assert staff.post(url, {"action": "preview"}).status_code == 302
+    preview = RegradePreview.objects.get()
+    waiting = staff.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert "Waiting for a grading worker" in waiting and "hx-trigger" in waiting
+    # What the worker's task does with its warm sandbox:
+    executor = SandboxExecutor()
+    try:
+        regrade_preview_run(preview_id=preview.pk, executor=executor)
+        # A duplicate delivery computes nothing more.
+        assert regrade_preview_run(preview_id=preview.pk, executor=executor) is None
+    finally:
+        executor.close()
+    html = staff.get(url).content.decode()
     assert "<strong>1</strong> of 2 graded submissions would change" in html
-    assert f"#{wrong.pk}" in html
+    assert f"#{wrong.pk}" in html and "hx-trigger" not in html
     wrong.refresh_from_db()
-    assert wrong.status == "failed"  # a preview stores nothing
-    response = staff.post(f"/staff/exercises/{SLUG}/regrade/")
+    assert wrong.status == "failed"  # a preview stores no verdict
+    response = staff.post(url, {"action": "apply"})
     assert response.status_code == 302
     statuses = set(
         Submission.objects.filter(pk__in=[wrong.pk, same.pk]).values_list("status", flat=True)
