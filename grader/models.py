@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -128,14 +126,6 @@ class Submission(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL_STATUSES
-
-    def lease_expired(self, now: timezone.datetime | None = None) -> bool:
-        now = now or timezone.now()
-        return self.lease_expires_at is not None and self.lease_expires_at <= now
-
-    @staticmethod
-    def lease_for(seconds: float) -> timezone.datetime:
-        return timezone.now() + timedelta(seconds=seconds)
 
 
 class RegradePreview(models.Model):

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from grader.executors.base import Call, CallResult, Limits, RunResult, RunStatus
+from grader.sandbox.messages import MSG_NOT_NUMERIC
 
-# The same words the sandbox uses for a non-array return, so tests read alike.
-NOT_AN_ARRAY = "returned {type}, not a numeric array"
+# The sandbox's own words for a non-array return, so a test reads like a real verdict.
+NOT_AN_ARRAY = MSG_NOT_NUMERIC
 
 
 def _copy(arg: Any) -> Any:
@@ -58,7 +59,8 @@ class CallableExecutor:
         except Exception:
             arr = None
         if arr is None or arr.dtype.kind not in "biuf":
-            return CallResult(error=NOT_AN_ARRAY.format(type=type(out).__name__))
+            dtype = "none" if arr is None else str(arr.dtype)
+            return CallResult(error=NOT_AN_ARRAY.format(type=type(out).__name__, dtype=dtype))
         return CallResult(output=arr, inputs_after=inputs_after)
 
     def close(self) -> None:

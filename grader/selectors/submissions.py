@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, QuerySet
 
+from grader.grading import visible_message
 from grader.models import Exercise, ExerciseCheck, RegradePreview, Submission
 
 if TYPE_CHECKING:
@@ -36,13 +37,13 @@ def submission_checks_visible(
     shown = []
     deadline_passed = submission.exercise.deadline_passed
     for check in submission.checks:
-        visibility = check.get("visibility", ExerciseCheck.Visibility.SHOWN)
-        message = check.get("message", "")
-        if not viewer.is_staff:
-            if visibility == ExerciseCheck.Visibility.HIDDEN:
-                message = MSG_CHECK_HIDDEN
-            elif visibility == ExerciseCheck.Visibility.AFTER_DEADLINE and not deadline_passed:
-                message = MSG_CHECK_AFTER_DEADLINE
+        if viewer.is_staff:  # instructors see every message, whatever the students see
+            message: str | None = str(check.get("message", ""))
+        else:
+            message = visible_message(check=check, deadline_passed=deadline_passed)
+        if message is None:
+            hidden = check.get("visibility") == ExerciseCheck.Visibility.HIDDEN
+            message = MSG_CHECK_HIDDEN if hidden else MSG_CHECK_AFTER_DEADLINE
         shown.append(
             {
                 "name": check.get("name", ""),

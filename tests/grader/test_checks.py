@@ -113,7 +113,7 @@ def test_nan_output_is_rejected():
 def test_non_numeric_result_is_rejected():
     outcome = run_check("worked-example", lambda Q, K, V, mask=None: "not an array")
     assert not outcome.passed
-    assert NOT_AN_ARRAY.format(type="str") in outcome.message
+    assert NOT_AN_ARRAY.format(type="str", dtype="<U12") in outcome.message
 
 
 def test_exception_is_reported():

@@ -30,6 +30,7 @@ SLOW_CORRECT = "import time\n_slept = []\n" + CORRECT.replace(
     "def attention(Q, K, V, mask=None):\n    if not _slept:\n        _slept.append(1)\n"
     "        time.sleep(1.5)\n",
 )
+assert "time.sleep" in SLOW_CORRECT  # the golden file still has the line the sleep hooks onto
 FINAL = {s.value for s in Submission.FINAL_STATUSES}
 
 

@@ -170,3 +170,21 @@ def test_a_returning_student_resumes_from_their_latest_submission() -> None:
     fresh = c.get(f"/exercises/{SLUG}/?fresh=1").content.decode()
     assert "latest" not in fresh
     assert "def attention(Q, K, V, mask=None):" in fresh
+
+
+def test_hidden_check_messages_are_withheld_from_students_but_shown_to_staff() -> None:
+    ann = login("ann")
+    check = {
+        "name": "a",
+        "label": "A",
+        "passed": False,
+        "message": "secret detail",
+        "weight": 1,
+        "visibility": "hidden",
+    }
+    s = make(ann, status="failed", score=0.0, checks=[check])
+    student_html = ann.get(f"/submissions/{s.pk}/").content.decode()
+    assert "secret detail" not in student_html
+    assert "The details of this check are hidden." in student_html
+    staff_html = login("boss", staff=True).get(f"/submissions/{s.pk}/").content.decode()
+    assert "secret detail" in staff_html
