@@ -30,6 +30,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--disable-dev-shm-usage",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TIMEOUT_MS = 15_000
@@ -43,13 +44,39 @@ def playwright() -> Iterator[Playwright]:
         yield p
 
 
+class _Chromium:
+    """One browser for the session, launched again if its process has died.
+
+    Chromium's own process crashing (seen once in eight CI runs, mid-navigation) must cost one
+    rerun of the test it happened in, not every browser test after it.
+    """
+
+    def __init__(self, playwright: Playwright) -> None:
+        self.playwright = playwright
+        self.current: Browser | None = None
+
+    def get(self) -> Browser:
+        if self.current is None or not self.current.is_connected():
+            self.current = self.playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+        return self.current
+
+    def close(self) -> None:
+        if self.current is not None and self.current.is_connected():
+            self.current.close()
+
+
 @pytest.fixture(scope="session")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    browser = playwright.chromium.launch(
-        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-    )
-    yield browser
-    browser.close()
+def _chromium(playwright: Playwright) -> Iterator[_Chromium]:
+    chromium = _Chromium(playwright)
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture
+def browser(_chromium: _Chromium) -> Browser:
+    return _chromium.get()
 
 
 def _new_page(browser: Browser, base_url: str) -> Page:
