@@ -204,9 +204,9 @@ def submit_and_wait(token: str, poll: float = 0.005) -> tuple[float, dict]:
 
 GRADE_ALONE = """
 import time
-from grader.grading import grade
+from grader.engine.grading import grade
 from grader.models import Exercise
-from grader.sandbox import SandboxExecutor
+from grader.engine.sandbox import SandboxExecutor
 from grader.selectors.exercises import exercise_spec_get
 exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
 spec = exercise_spec_get(exercise=exercise)

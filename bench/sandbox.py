@@ -3,14 +3,14 @@
     make bench          (or: .venv/bin/python bench/sandbox.py [--grades 50])
 
 Grades a correct ``attention(Q, K, V, mask=None)`` on the hidden suite of the
-``scaled-dot-product-attention`` exercise (``grader.grading``'s plan of its checks and
+``scaled-dot-product-attention`` exercise (``grader.engine.grading``'s plan of its checks and
 diagnosis), or, if that cannot be imported, on ``synthetic_calls()``. For each design it times
 full runs (inputs in, outputs back as arrays in this process) and prints median and p95:
 
 - baseline: a fresh ``python -I`` per grade that imports numpy, runs the calls and writes the
   outputs back (how most graders work, with no isolation at all);
 - sandbox: ``SandboxExecutor.run`` with a warm zygote (every isolation layer on);
-- sandbox + judge: ``grader.grading.grade`` end to end (run + trusted checks), if available.
+- sandbox + judge: ``grader.engine.grading.grade`` end to end (run + trusted checks), if available.
 
 Run it as root on an otherwise idle machine; noise between runs is about +-25%.
 """
@@ -33,7 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader.executors.base import Call, Limits  # noqa: E402
+from grader.engine.executors.base import Call, Limits  # noqa: E402
 
 CORRECT = (ROOT / "bench" / "correct_attention.py").read_text()
 SEED = 20260101
@@ -55,8 +55,8 @@ def synthetic_calls(seed: int = 0) -> list[Call]:
 
 
 def exercise_spec() -> Any:
-    from grader.exercise_content import EXERCISES
-    from grader.grading import CheckSpec, ExerciseSpec
+    from grader.engine.exercise_content import EXERCISES
+    from grader.engine.grading import CheckSpec, ExerciseSpec
 
     ex = next(e for e in EXERCISES if e["slug"] == "scaled-dot-product-attention")
     checks = tuple(
@@ -70,7 +70,7 @@ def exercise_spec() -> Any:
 def suite_calls() -> tuple[list[Call], str]:
     """The real hidden suite if the grader can plan it here, else the synthetic one."""
     try:
-        from grader.grading import _plan
+        from grader.engine.grading import _plan
 
         _, calls, _ = _plan(exercise_spec(), SEED)
         return calls, "hidden suite of scaled-dot-product-attention"
@@ -174,7 +174,7 @@ def main() -> int:
     parser.add_argument("--pause-ms", type=float, default=20.0)
     args = parser.parse_args()
 
-    from grader.sandbox import SandboxExecutor
+    from grader.engine.sandbox import SandboxExecutor
 
     calls, suite = suite_calls()
     print(f"suite: {suite}, {len(calls)} calls; correct attention from bench/correct_attention.py")
@@ -202,7 +202,7 @@ def main() -> int:
         b2b = measure(sandbox_grade, args.grades, warmup=2)
         judged: list[float] = []
         try:
-            from grader.grading import PASSED, grade
+            from grader.engine.grading import PASSED, grade
 
             spec = exercise_spec()
 
@@ -212,7 +212,7 @@ def main() -> int:
 
             judged = measure(full_grade, args.grades, warmup=3, pause=pause)
         except ImportError as e:
-            print(f"(grader.grading unavailable: {e!r}; skipping the judged row)")
+            print(f"(grader.engine.grading unavailable: {e!r}; skipping the judged row)")
     finally:
         executor.close()
 

@@ -15,9 +15,9 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from grader import limits as grading_limits
-from grader.checks import CHECKS, ParamsError, check_get
-from grader.executors.base import Executor
+from grader.engine import limits as grading_limits
+from grader.engine.checks import CHECKS, ParamsError, check_get
+from grader.engine.executors.base import Executor
 from grader.models import Exercise, ExerciseCheck, Submission
 from grader.services.exercises import exercise_validate
 
@@ -28,7 +28,7 @@ MSG_SANDBOX_DOWN = "The sandbox could not start, so nothing was run: {error}"
 
 def validation_executor() -> Executor:
     """The sandbox, as the workers use it (tests replace this function)."""
-    from grader.sandbox import SandboxExecutor
+    from grader.engine.sandbox import SandboxExecutor
 
     executor = SandboxExecutor(allow_no_landlock=settings.SANDBOX_ALLOW_NO_LANDLOCK)
     executor.self_check()

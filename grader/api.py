@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from grader.limits import CODE_MAX_BYTES
+from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
 from grader.selectors.submissions import (
     submission_checks_visible,

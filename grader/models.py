@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from grader.limits import CODE_MAX_BYTES
+from grader.engine.limits import CODE_MAX_BYTES
 
 
 class Exercise(models.Model):
@@ -62,7 +62,9 @@ class ExerciseCheck(models.Model):
         AFTER_DEADLINE = "after-deadline", "Message shown after the deadline"
 
     exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="checks")
-    name = models.CharField(max_length=80, help_text="A check from the library (grader.checks).")
+    name = models.CharField(
+        max_length=80, help_text="A check from the library (grader.engine.checks)."
+    )
     label = models.CharField(max_length=200, blank=True)
     params = models.JSONField(default=dict, blank=True)
     weight = models.FloatField(default=1.0)

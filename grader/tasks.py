@@ -8,6 +8,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import DatabaseError, InterfaceError
 
+from grader.publish import GRADE_SUBMISSION, REGRADE_PREVIEW
 from grader.services.submissions import (
     regrade_preview_run,
     submission_grade,
@@ -20,7 +21,7 @@ log = logging.getLogger(__name__)
 
 
 @shared_task(
-    name="grader.grade_submission",
+    name=GRADE_SUBMISSION,
     # A locked SQLite file or a PostgreSQL restart: retry; the claim makes reruns harmless.
     autoretry_for=(DatabaseError, InterfaceError),
     retry_backoff=1,
@@ -48,7 +49,7 @@ def sweep_submissions() -> dict[str, int]:
     return {"requeued": report.requeued, "abandoned": report.abandoned}
 
 
-@shared_task(name="grader.regrade_preview")
+@shared_task(name=REGRADE_PREVIEW)
 def regrade_preview(preview_id: int) -> None:
     executor = executor_get()
     if executor is None:  # this worker's sandbox refused to start: leave it to another

@@ -12,7 +12,7 @@ import time
 from celery.signals import worker_process_init, worker_process_shutdown
 from django.conf import settings
 
-from grader.executors import Executor
+from grader.engine.executors import Executor
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ def executor_get() -> Executor | None:
         if _failed_at is not None and time.monotonic() - _failed_at < RETRY_START_AFTER_SECONDS:
             return None
         if _executor is None:
-            from grader.sandbox import SandboxExecutor
+            from grader.engine.sandbox import SandboxExecutor
 
             try:
                 executor = SandboxExecutor(allow_no_landlock=settings.SANDBOX_ALLOW_NO_LANDLOCK)

@@ -182,7 +182,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # One message at a time per process: a slow grade must not hold others' submissions hostage.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# Above the sandbox's largest wall limit (grader.limits), so the sandbox's own watchdog fires
+# Above the largest wall limit of the sandbox (grader.engine.limits), so its own watchdog fires
 # first and gives the student a precise verdict; these only catch a wedged worker.
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=60)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=90)

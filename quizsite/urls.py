@@ -4,7 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
-from grader.submission_urls import api_urlpatterns
+from grader.urls.submissions import api_urlpatterns
 from quizsite import views
 
 admin.site.site_header = "Attention quiz: authoring"
@@ -20,7 +20,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("questions.urls")),
-    path("", include("grader.urls")),
-    path("", include("grader.submission_urls")),
+    path("", include("grader.urls.exercises")),
+    path("", include("grader.urls.submissions")),
     path("", include(api_urlpatterns)),
 ]

@@ -86,7 +86,7 @@ class Migration(migrations.Migration):
                 (
                     "name",
                     models.CharField(
-                        help_text="A check from the library (grader.checks).", max_length=80
+                        help_text="A check from the library (grader.engine.checks).", max_length=80
                     ),
                 ),
                 ("label", models.CharField(blank=True, max_length=200)),

@@ -5,7 +5,7 @@ from django.db import migrations
 
 def seed(apps, schema_editor):
     # The content lives in a pure module so tests can check it (each reference passes its checks).
-    from grader.exercise_content import EXERCISES, QUESTION_SLUG
+    from grader.engine.exercise_content import EXERCISES, QUESTION_SLUG
 
     Exercise = apps.get_model("grader", "Exercise")
     ExerciseCheck = apps.get_model("grader", "ExerciseCheck")
@@ -37,7 +37,7 @@ def seed(apps, schema_editor):
 
 
 def unseed(apps, schema_editor):
-    from grader.exercise_content import EXERCISE_SLUGS
+    from grader.engine.exercise_content import EXERCISE_SLUGS
 
     Exercise = apps.get_model("grader", "Exercise")
     Exercise.objects.filter(slug__in=EXERCISE_SLUGS, submissions__isnull=True).delete()

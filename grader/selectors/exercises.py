@@ -5,14 +5,14 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.http import Http404
 
-from grader import limits as grading_limits
-from grader.executors.base import Limits
-from grader.grading import CheckSpec, ExerciseSpec
+from grader.engine import limits as grading_limits
+from grader.engine.executors.base import Limits
+from grader.engine.grading import CheckSpec, ExerciseSpec
 from grader.models import Exercise
 
 
 def exercise_limits(*, exercise: Exercise) -> Limits:
-    """The exercise's limits, clamped to the sandbox's bounds (``grader.limits``).
+    """The exercise's limits, clamped to the sandbox's bounds (``grader.engine.limits``).
 
     ``time_limit_seconds`` is CPU time; the wall clock gets twice that, so a busy loop is
     reported as a CPU limit and a sleeping one as a wall-clock limit.
@@ -27,7 +27,7 @@ def exercise_limits(*, exercise: Exercise) -> Limits:
 
 
 def exercise_spec_get(*, exercise: Exercise) -> ExerciseSpec:
-    """What ``grader.grading.grade`` needs, read once from the database."""
+    """What ``grader.engine.grading.grade`` needs, read once from the database."""
     return ExerciseSpec(
         slug=exercise.slug,
         kind=exercise.kind,

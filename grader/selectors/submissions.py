@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, QuerySet
 
-from grader.grading import visible_message
+from grader.engine.grading import visible_message
 from grader.models import Exercise, ExerciseCheck, RegradePreview, Submission
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def submission_checks_visible(
 
 def submission_diagnosis(*, submission: Submission) -> list[dict[str, Any]]:
     """Misconception codes with their explanation and the rebuttal they link to."""
-    from grader.misconceptions import misconception_describe
+    from grader.engine.misconceptions import misconception_describe
 
     return [misconception_describe(code) for code in submission.diagnosis]
 

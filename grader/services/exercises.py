@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from grader.executors.base import Executor
+from grader.engine.executors.base import Executor
+from grader.engine.validation import ValidationReport, validate_spec
 from grader.models import Exercise
 from grader.selectors.exercises import exercise_spec_get
-from grader.validation import ValidationReport, validate_spec
 
 
 def exercise_validate(*, exercise: Exercise, executor: Executor) -> ValidationReport:

@@ -19,14 +19,15 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from grader.executors.extra import ExtraCallsExecutor
-from grader.limits import CODE_MAX_BYTES
+from grader.engine.executors.extra import ExtraCallsExecutor
+from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, RegradePreview, Submission
+from grader.publish import GRADE_SUBMISSION, REGRADE_PREVIEW, task_publish
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
-    from grader.executors import Executor
+    from grader.engine.executors import Executor
 
 log = logging.getLogger(__name__)
 
@@ -100,19 +101,7 @@ def submission_create(
 
 
 def submission_enqueue(*, submission_id: int, countdown: float | None = None) -> bool:
-    from grader.tasks import grade_submission
-
-    return _publish(grade_submission, (submission_id,), countdown=countdown)
-
-
-def _publish(task: Any, args: tuple[Any, ...], *, countdown: float | None = None) -> bool:
-    """Publish a task message; a dead broker is logged, never raised: the row is stored."""
-    try:
-        task.apply_async(args, countdown=countdown)
-    except Exception:  # kombu OperationalError, redis ConnectionError, ...
-        log.warning("could not publish %s%s; it stays in the database", task.name, args)
-        return False
-    return True
+    return task_publish(name=GRADE_SUBMISSION, args=(submission_id,), countdown=countdown)
 
 
 def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
@@ -195,8 +184,8 @@ def submission_release_if_held(*, submission_id: int, worker: str) -> None:
 
 def submission_grade(*, submission_id: int, worker: str, executor: Executor | None) -> str | None:
     """Claim, grade through the sandbox, store. Returns the final status, or None if not ours."""
-    from grader.grading import grade
-    from grader.plots import plot_calls, plots_from_results
+    from grader.engine.grading import grade
+    from grader.engine.plots import plot_calls, plots_from_results
     from grader.selectors.exercises import exercise_spec_get
 
     submission = submission_claim(submission_id=submission_id, worker=worker)
@@ -303,7 +292,7 @@ def submissions_regrade_preview(*, exercise: Exercise, executor: Executor) -> Re
     Uses each submission's stored seed, so a change in the preview comes from the checks, not
     from new random inputs.
     """
-    from grader.grading import grade
+    from grader.engine.grading import grade
     from grader.selectors.exercises import exercise_spec_get
 
     spec = exercise_spec_get(exercise=exercise)
@@ -338,12 +327,10 @@ def _same_score(a: float | None, b: float | None) -> bool:
 
 def regrade_preview_request(*, exercise: Exercise, user: AbstractBaseUser) -> RegradePreview:
     """Ask a worker for a regrade preview: the web process never runs a sandbox itself."""
-    from grader.tasks import regrade_preview
-
     with transaction.atomic():
         preview = RegradePreview.objects.create(exercise=exercise, requested_by=user)
         preview_id = preview.pk
-        transaction.on_commit(lambda: _publish(regrade_preview, (preview_id,)))
+        transaction.on_commit(lambda: task_publish(name=REGRADE_PREVIEW, args=(preview_id,)))
     return preview
 
 

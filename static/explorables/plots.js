@@ -1,5 +1,5 @@
 // Pictures of a student's own function (templates/explorables/submission_plots.html).
-// Reads the plots dict of grader.plots from the section's json_script and draws the heatmaps
+// Reads the plots dict of grader.engine.plots from the section's json_script and draws the heatmaps
 // (student vs reference), the saturation curve and the misconception's picture.
 // A module: it runs once per page; mountAll() skips sections already drawn and runs again
 // after htmx swaps in a new result.

@@ -1,7 +1,7 @@
 """Sample ``Submission.plots`` dicts for tests, from trusted stand-ins for a student's function.
 
 The stand-ins are OUR in-process functions written the way students get it wrong; no student
-source is ever executed here. Each is called on ``grader.plots.plot_calls(kind)`` exactly as
+source is ever executed here. Each is called on ``grader.engine.plots.plot_calls(kind)`` exactly as
 the sandbox would, and the outputs go through ``plots_from_results``.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from grader import reference
-from grader.executors.base import CallResult
-from grader.plots import plot_calls, plots_from_results
+from grader.engine import reference
+from grader.engine.executors.base import CallResult
+from grader.engine.plots import plot_calls, plots_from_results
 
 
 def _softmax_rows(scores: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Unit tests of grader/plots.py (no database, no sandbox).
+"""Unit tests of grader/engine/plots.py (no database, no sandbox).
 
 The student's side is faked with trusted in-process functions (tests/explorables/
 sample_plots.py); no student source is ever executed.
@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader import plots
-from grader.executors.base import Call, CallResult
+from grader.engine import plots
+from grader.engine.executors.base import Call, CallResult
 from tests.explorables.sample_plots import STUDENTS, run_student, sample_plots
 
 KINDS = ("attention", "multi-head-attention", "softmax")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from django.template.loader import render_to_string
 
-from grader.reference import attention, attention_weights
+from grader.engine.reference import attention, attention_weights
 from tests.explorables.sample_plots import sample_plots
 
 INCLUDES = ["variance", "saturation", "sqrt_vs_d", "judges", "worked_example"]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from grader import reference
-from grader.executors.trusted import CallableExecutor
-from grader.misconceptions import WRONG_IMPLEMENTATIONS
-from grader.reference import REFERENCE_SOURCES
+from grader.engine import reference
+from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS
+from grader.engine.reference import REFERENCE_SOURCES
 
 ENTRY_POINTS = {"attention": "attention", "multi-head-attention": "multi_head_attention"}
 ENTRY_POINTS["softmax"] = "softmax"

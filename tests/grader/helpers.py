@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from grader.exercise_content import EXERCISES
-from grader.grading import CheckSpec, ExerciseSpec
+from grader.engine.exercise_content import EXERCISES
+from grader.engine.grading import CheckSpec, ExerciseSpec
 
 KIND_OF_SLUG = {e["slug"]: e["kind"] for e in EXERCISES}
 

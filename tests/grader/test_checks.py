@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from grader import reference
-from grader.checks import CHECKS, ParamsError, check_get, checks_for_kind, messages
-from grader.checks.attention import SCALE_FAILED
-from grader.executors.base import CallResult, Limits
-from grader.executors.trusted import NOT_AN_ARRAY, CallableExecutor
-from grader.wrong_implementations import (
+from grader.engine import reference
+from grader.engine.checks import CHECKS, ParamsError, check_get, checks_for_kind, messages
+from grader.engine.checks.attention import SCALE_FAILED
+from grader.engine.executors.base import CallResult, Limits
+from grader.engine.executors.trusted import NOT_AN_ARRAY, CallableExecutor
+from grader.engine.wrong_implementations import (
     attention_divide_by_8,
     attention_mask_ignored,
     attention_missing_scale,

@@ -4,10 +4,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader import reference
-from grader.executors.trusted import CallableExecutor
-from grader.grading import FAILED, PASSED, grade
-from grader.misconceptions import (
+from grader.engine import reference
+from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.grading import FAILED, PASSED, grade
+from grader.engine.misconceptions import (
     CODES,
     MISCONCEPTIONS,
     WRONG_IMPLEMENTATIONS,
@@ -82,7 +82,7 @@ def test_correct_variants_pass_with_no_code(kind, func):
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=0, max_value=2**63 - 1))
 def test_any_seed_correct_passes_and_missing_scale_is_named(seed):
-    from grader.wrong_implementations import attention_missing_scale
+    from grader.engine.wrong_implementations import attention_missing_scale
 
     spec = builtin_spec(reference.KIND_ATTENTION)
     ok = grade(spec=spec, code="", seed=seed, executor=CallableExecutor(reference.attention))
@@ -94,8 +94,8 @@ def test_any_seed_correct_passes_and_missing_scale_is_named(seed):
 def test_diagnosis_from_probes_directly_names_nothing_on_reference():
     import numpy as np
 
-    from grader.diagnosis import diagnose, diagnostic_probes
-    from grader.executors.base import Limits
+    from grader.engine.diagnosis import diagnose, diagnostic_probes
+    from grader.engine.executors.base import Limits
 
     for kind, func in (
         (reference.KIND_ATTENTION, reference.attention),

@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from grader import admin as grader_admin
 from grader.admin import ExerciseCheckForm
-from grader.exercise_content import EXERCISES
+from grader.engine.exercise_content import EXERCISES
 from grader.models import Exercise, ExerciseCheck
 from grader.selectors.exercises import exercise_spec_get
 from grader.services.exercises import exercise_validate
@@ -203,7 +203,7 @@ def test_submission_admin_is_read_only(client, instructor):
 
 
 def test_rebuttal_links_point_at_existing_wrong_answers():
-    from grader.misconceptions import MISCONCEPTIONS, QUESTION_SLUG
+    from grader.engine.misconceptions import MISCONCEPTIONS, QUESTION_SLUG
     from questions.content import Q003
     from questions.selectors import wrong_answer_url
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading import grade
-from grader.misconceptions import CODES
+from grader.engine.grading import grade
+from grader.engine.misconceptions import CODES
 from tests.grader.helpers import KIND_OF_SLUG, builtin_spec
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -27,7 +27,7 @@ CASES = [
 def sandbox() -> Iterator[object]:
     if shutil.which("bwrap") is None:
         pytest.fail("bubblewrap (bwrap) is not installed; `make install` installs it")
-    from grader.sandbox import SandboxExecutor
+    from grader.engine.sandbox import SandboxExecutor
 
     executor = SandboxExecutor()
     try:
@@ -65,8 +65,8 @@ def test_golden(sandbox, slug, name, expected):
 
 @pytest.mark.parametrize("slug", sorted(KIND_OF_SLUG))
 def test_validation_through_the_sandbox(sandbox, slug):
-    from grader.exercise_content import EXERCISES
-    from grader.validation import validate_spec
+    from grader.engine.exercise_content import EXERCISES
+    from grader.engine.validation import validate_spec
 
     data = next(e for e in EXERCISES if e["slug"] == slug)
     report = validate_spec(

@@ -4,10 +4,10 @@ import json
 
 import numpy as np
 
-from grader import reference
-from grader.executors.base import CallResult, Limits, RunResult, RunStatus
-from grader.executors.trusted import CallableExecutor
-from grader.grading import (
+from grader.engine import reference
+from grader.engine.executors.base import CallResult, Limits, RunResult, RunStatus
+from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.grading import (
     ERROR,
     FAILED,
     INTERNAL_ERROR,
@@ -19,7 +19,7 @@ from grader.grading import (
     grade,
     visible_message,
 )
-from grader.wrong_implementations import attention_naive_softmax
+from grader.engine.wrong_implementations import attention_naive_softmax
 from tests.grader.helpers import builtin_spec
 
 

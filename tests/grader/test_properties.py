@@ -4,13 +4,13 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader import reference
-from grader.checks import check_get
-from grader.checks.base import Probe, compare_with_reference
-from grader.checks.inputs import attention_call, mha_call, mha_weights, softmax_call
-from grader.executors.base import CallResult, Limits
-from grader.executors.trusted import CallableExecutor
-from grader.wrong_implementations import attention_missing_scale
+from grader.engine import reference
+from grader.engine.checks import check_get
+from grader.engine.checks.base import Probe, compare_with_reference
+from grader.engine.checks.inputs import attention_call, mha_call, mha_weights, softmax_call
+from grader.engine.executors.base import CallResult, Limits
+from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.wrong_implementations import attention_missing_scale
 from tests.grader.variants import attention_einsum, mha_head_loop, softmax_logsumexp
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

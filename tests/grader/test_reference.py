@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from grader import reference
-from grader.checks.inputs import WORKED_K, WORKED_OUTPUT, WORKED_Q, WORKED_V
+from grader.engine import reference
+from grader.engine.checks.inputs import WORKED_K, WORKED_OUTPUT, WORKED_Q, WORKED_V
 
 
 def test_worked_example_of_seed_002():

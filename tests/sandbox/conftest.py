@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.executors.base import Call, Limits, RunResult
+from grader.engine.executors.base import Call, Limits, RunResult
 from tests.sandbox import fence
 
 HERE = Path(__file__).resolve().parent

@@ -19,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from grader.sandbox import SandboxExecutor, SandboxUnavailable
+from grader.engine.sandbox import SandboxExecutor, SandboxUnavailable
 
 LEN = struct.Struct("<Q")
 
@@ -92,7 +92,7 @@ def main() -> None:
                 reply = executor.zygote_starts
             elif op == "cgroup":
                 assert executor is not None and executor._zygote is not None
-                from grader.sandbox import launcher
+                from grader.engine.sandbox import launcher
 
                 group = executor._cgroup
 

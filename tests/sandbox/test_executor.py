@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader.executors.base import Call, Limits, RunStatus
-from grader.sandbox import messages as M
+from grader.engine.executors.base import Call, Limits, RunStatus
+from grader.engine.sandbox import messages as M
 from tests.sandbox.conftest import (
     CORRECT_ATTENTION,
     FencedSandbox,

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader.executors.base import Limits, RunResult, RunStatus
-from grader.sandbox import messages as M
+from grader.engine.executors.base import Limits, RunResult, RunStatus
+from grader.engine.sandbox import messages as M
 from tests.sandbox.conftest import (
     CORRECT_ATTENTION,
     FencedSandbox,

@@ -14,8 +14,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grader.grading import ERROR, INTERNAL_ERROR, Verdict, grade
-from grader.limits import CODE_MAX_BYTES
+from grader.engine.grading import ERROR, INTERNAL_ERROR, Verdict, grade
+from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise
 from grader.selectors.exercises import exercise_get_by_slug, exercise_spec_get
 
@@ -59,7 +59,7 @@ class Command(BaseCommand):
             raise CommandError(f"No exercise with slug {options['exercise_slug']!r}.") from None
         spec = exercise_spec_get(exercise=exercise)
 
-        from grader.sandbox import SandboxExecutor
+        from grader.engine.sandbox import SandboxExecutor
 
         try:
             executor = SandboxExecutor(allow_no_landlock=settings.SANDBOX_ALLOW_NO_LANDLOCK)

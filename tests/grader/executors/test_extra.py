@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from grader.executors.base import Call, CallResult, Limits, RunResult, RunStatus
-from grader.executors.extra import ExtraCallsExecutor
-from grader.executors.trusted import CallableExecutor
+from grader.engine.executors.base import Call, CallResult, Limits, RunResult, RunStatus
+from grader.engine.executors.extra import ExtraCallsExecutor
+from grader.engine.executors.trusted import CallableExecutor
 
 
 class Recording:

@@ -1,0 +1,62 @@
+"""The library of named, parameterised hidden checks. No Django imports.
+
+Each check builds its calls from (params, a numpy Generator seeded from the stored seed) and
+judges the executor's results against the trusted reference (``engine.reference``). An exercise
+lists the checks it uses, by name, with parameters and weights (``ExerciseCheck`` rows).
+"""
+
+from __future__ import annotations
+
+from grader.engine.checks.attention import Mask, Saturation, Scale, Shapes, WorkedExample
+from grader.engine.checks.base import Check, Outcome, Param, ParamsError, Probe
+from grader.engine.checks.common import JudgeInternalError, NoMutation, Stability, WeightsNormalized
+from grader.engine.checks.multi_head import HeadWidth, MultiHeadShapes, MultiHeadValues
+from grader.engine.checks.softmax import SoftmaxAxis, SoftmaxValues
+
+_ALL: tuple[Check, ...] = (
+    WorkedExample(),
+    Shapes(),
+    Scale(),
+    Saturation(),
+    Stability(),
+    WeightsNormalized(),
+    Mask(),
+    NoMutation(),
+    MultiHeadValues(),
+    HeadWidth(),
+    MultiHeadShapes(),
+    SoftmaxValues(),
+    SoftmaxAxis(),
+)
+
+CHECKS: dict[str, Check] = {check.name: check for check in _ALL}
+
+
+class UnknownCheck(KeyError):
+    pass
+
+
+def check_get(name: str) -> Check:
+    try:
+        return CHECKS[name]
+    except KeyError:
+        raise UnknownCheck(name) from None
+
+
+def checks_for_kind(kind: str) -> list[Check]:
+    """The checks that can judge an exercise of this kind, in library order."""
+    return [check for check in _ALL if kind in check.kinds]
+
+
+__all__ = [
+    "CHECKS",
+    "Check",
+    "JudgeInternalError",
+    "Outcome",
+    "Param",
+    "ParamsError",
+    "Probe",
+    "UnknownCheck",
+    "check_get",
+    "checks_for_kind",
+]

@@ -1,0 +1,232 @@
+"""The shape of a check: build calls from (params, rng), judge the executor's results.
+
+A check never runs student code. ``prepare`` generates inputs with trusted code; the grader
+sends the calls to an executor (the sandbox) in one batch; ``judge`` compares the outputs that
+came back with the trusted reference, here, outside the process that ran the student's code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from grader.engine import reference
+from grader.engine.checks import messages
+from grader.engine.executors.base import Call, CallResult
+
+
+class ParamsError(ValueError):
+    """Parameters saved for a check do not fit its schema. ``errors`` lists what is wrong."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a check, with its default and the values it may take."""
+
+    name: str
+    type: type  # int, float, bool or list
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    item_type: type | None = None  # for lists: the type of each item (int or float)
+    # Lists of pairs (e.g. [d_model, n_heads]) give the length of each item.
+    item_length: int | None = None
+    max_items: int = 16
+
+    def clean(self, value: Any) -> Any:
+        if self.type is list:
+            if not isinstance(value, list) or not value:
+                raise ParamsError([f"{self.name}: a non-empty list is required"])
+            if len(value) > self.max_items:
+                raise ParamsError([f"{self.name}: at most {self.max_items} items"])
+            return [self._clean_item(v) for v in value]
+        return self._clean_scalar(value, self.type)
+
+    def _clean_item(self, value: Any) -> Any:
+        if self.item_length is not None:
+            if not isinstance(value, list) or len(value) != self.item_length:
+                raise ParamsError([f"{self.name}: each item must be a list of {self.item_length}"])
+            return [self._clean_scalar(v, self.item_type or int) for v in value]
+        return self._clean_scalar(value, self.item_type or float)
+
+    def _clean_scalar(self, value: Any, typ: type) -> Any:
+        # bool is an int in Python; refuse it where a number is meant, and vice versa.
+        if typ is bool:
+            if not isinstance(value, bool):
+                raise ParamsError([f"{self.name}: true or false is required"])
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ParamsError([f"{self.name}: a number is required"])
+        if typ is int and (not float(value).is_integer()):
+            raise ParamsError([f"{self.name}: a whole number is required"])
+        cast = int(value) if typ is int else float(value)
+        if self.minimum is not None and cast < self.minimum:
+            raise ParamsError([f"{self.name}: must be at least {self.minimum:g}"])
+        if self.maximum is not None and cast > self.maximum:
+            raise ParamsError([f"{self.name}: must be at most {self.maximum:g}"])
+        return cast
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One call a check wants made, with a student-facing description of its input."""
+
+    call: Call
+    what: str
+    # Free-form data the check needs to judge this call (never sent to the executor).
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    passed: bool
+    message: str
+
+
+class Check:
+    """A named, parameterised check. Subclasses set the class attributes and two methods."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    description: ClassVar[str]  # for instructors, in the admin
+    kinds: ClassVar[frozenset[str]]
+    params: ClassVar[tuple[Param, ...]] = ()
+
+    def clean_params(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Defaults filled in, types and bounds checked, unknown keys refused."""
+        if raw is not None and not isinstance(raw, Mapping):
+            raise ParamsError(["parameters must be a JSON object"])
+        raw = dict(raw or {})
+        known = {p.name: p for p in self.params}
+        errors = [f"{key}: unknown parameter" for key in raw if key not in known]
+        cleaned: dict[str, Any] = {}
+        for p in self.params:
+            try:
+                cleaned[p.name] = p.clean(raw[p.name]) if p.name in raw else p.default
+            except ParamsError as exc:
+                errors.extend(exc.errors)
+        if errors:
+            raise ParamsError(errors)
+        return cleaned
+
+    def params_schema(self) -> dict[str, Any]:
+        """A JSON-schema-like description of the parameters (shown in the admin)."""
+        return {
+            p.name: {"type": p.type.__name__, "default": p.default, "help": p.help}
+            for p in self.params
+        }
+
+    def prepare(
+        self, params: Mapping[str, Any], rng: np.random.Generator, kind: str
+    ) -> list[Probe]:
+        raise NotImplementedError
+
+    def judge(
+        self,
+        params: Mapping[str, Any],
+        probes: Sequence[Probe],
+        results: Sequence[CallResult],
+        kind: str,
+    ) -> Outcome:
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers shared by the checks: each returns a failure message, or None when the output is fine.
+
+
+def output_problem(probe: Probe, result: CallResult | None, reason: str = "") -> str | None:
+    """Did the call return a finite numeric array at all?"""
+    if result is None:
+        return messages.NOT_RUN.format(what=probe.what, reason=reason or messages.NOT_RUN_DEFAULT)
+    if result.error is not None:
+        return messages.CALL_ERROR.format(what=probe.what, error=result.error)
+    out = result.output
+    if not isinstance(out, np.ndarray) or out.dtype.kind not in "biuf":
+        got = type(out).__name__ if not isinstance(out, np.ndarray) else f"dtype {out.dtype}"
+        return messages.NOT_NUMERIC.format(what=probe.what, got=got)
+    return None
+
+
+def shape_problem(probe: Probe, out: np.ndarray, expected_shape: tuple[int, ...]) -> str | None:
+    if tuple(out.shape) != tuple(expected_shape):
+        return messages.SHAPE.format(
+            what=probe.what, expected=_shape(expected_shape), got=_shape(out.shape)
+        )
+    return None
+
+
+def finite_problem(probe: Probe, out: np.ndarray) -> str | None:
+    if not np.all(np.isfinite(out)):
+        return messages.NOT_FINITE.format(what=probe.what)
+    return None
+
+
+def values_problem(
+    probe: Probe, out: np.ndarray, expected: np.ndarray, *, rtol: float, atol: float
+) -> str | None:
+    out64 = out.astype(np.float64)
+    if np.allclose(out64, expected, rtol=rtol, atol=atol):
+        return None
+    diff = float(np.max(np.abs(out64 - expected)))
+    return messages.VALUES.format(what=probe.what, diff=diff, rtol=rtol, atol=atol)
+
+
+def compare_with_reference(
+    kind: str,
+    probe: Probe,
+    result: CallResult | None,
+    *,
+    rtol: float,
+    atol: float,
+    reason: str = "",
+) -> str | None:
+    """The standard judgement: a finite numeric array of the reference's shape and values."""
+    problem = output_problem(probe, result, reason)
+    if problem is not None:
+        return problem
+    assert result is not None and result.output is not None
+    expected = reference.evaluate(kind, probe.call.args, probe.call.kwargs)
+    return (
+        shape_problem(probe, result.output, expected.shape)
+        or finite_problem(probe, result.output)
+        or values_problem(probe, result.output, expected, rtol=rtol, atol=atol)
+    )
+
+
+def _shape(shape: Sequence[int]) -> str:
+    return "(" + ", ".join(str(int(s)) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    """A shape as students write it: (3, 4), or (5,) for one dimension."""
+    return _shape(shape)
+
+
+# float32 arithmetic inside a correct submission must pass; every known wrong implementation is
+# off by far more (0.01 or worse) on these inputs.
+RTOL = 1e-4
+ATOL = 1e-5
+RTOL_PARAM = Param("rtol", float, RTOL, "Relative tolerance against the reference.", 0.0, 0.1)
+ATOL_PARAM = Param("atol", float, ATOL, "Absolute tolerance against the reference.", 0.0, 0.1)
+
+
+def judge_against_reference(
+    kind: str, probes: Sequence[Probe], results: Sequence[CallResult], params: Mapping[str, Any]
+) -> Outcome:
+    """Pass when every probe's output matches the reference within the check's rtol/atol."""
+    for probe, result in zip(probes, results, strict=True):
+        problem = compare_with_reference(
+            kind, probe, result, rtol=params["rtol"], atol=params["atol"]
+        )
+        if problem:
+            return Outcome(False, problem)
+    return Outcome(True, messages.PASSED)

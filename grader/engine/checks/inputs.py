@@ -1,0 +1,79 @@
+"""Trusted generators of hidden inputs. Everything is drawn from the Generator passed in, so a
+stored seed replays exactly the same inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grader.engine.executors.base import Call
+
+# The worked example of the question's seed (3 tokens, d_k = 4), public on the question page.
+WORKED_Q = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 0]], dtype=np.float64)
+WORKED_K = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], dtype=np.float64)
+WORKED_V = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float64)
+WORKED_OUTPUT = np.array([[0.814, 0.494], [0.494, 0.814], [0.767, 0.616]])
+
+
+def unit(rng: np.random.Generator, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+    """Unit-variance normal entries: the setting of the variance argument for √d_k."""
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def key_mask(rng: np.random.Generator, shape: tuple[int, ...], p_keep: float = 0.6) -> np.ndarray:
+    """A boolean mask with at least one allowed key in every row (a row with none is undefined)."""
+    mask = rng.random(shape) < p_keep
+    flat = mask.reshape(-1, shape[-1])
+    rows_empty = ~flat.any(axis=1)
+    flat[rows_empty, rng.integers(0, shape[-1], size=int(rows_empty.sum()))] = True
+    # Keep at least one masked key overall, or the mask would test nothing.
+    if flat.all():
+        flat[0, 0] = False
+        if not flat[0].any():
+            flat[0, -1] = True
+    return flat.reshape(shape)
+
+
+def causal_mask(n: int) -> np.ndarray:
+    """True on and below the diagonal: query i may attend to keys 0 … i."""
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def attention_call(
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
+    mask: np.ndarray | None = None,
+    *,
+    return_inputs: bool = False,
+) -> Call:
+    # Arguments go positionally: the contract fixes their order, not the student's names.
+    args: tuple = (Q, K, V) if mask is None else (Q, K, V, mask)
+    return Call(args=args, return_inputs=return_inputs)
+
+
+def mha_weights(
+    rng: np.random.Generator, d_model: int, dtype: type = np.float64
+) -> tuple[np.ndarray, ...]:
+    """W_q, W_k, W_v, W_o with variance 1/d_model, so X·W keeps unit-variance entries."""
+    scale = 1.0 / np.sqrt(d_model)
+    return tuple((rng.standard_normal((d_model, d_model)) * scale).astype(dtype) for _ in range(4))
+
+
+def mha_call(
+    X: np.ndarray,
+    weights: tuple[np.ndarray, ...],
+    n_heads: int,
+    mask: np.ndarray | None = None,
+    *,
+    return_inputs: bool = False,
+) -> Call:
+    args: tuple = (X, *weights, int(n_heads))
+    if mask is not None:
+        args = (*args, mask)
+    return Call(args=args, return_inputs=return_inputs)
+
+
+def softmax_call(x: np.ndarray, axis: int | None = None, *, return_inputs: bool = False) -> Call:
+    # Without an axis the student's default (-1) is what is tested.
+    args: tuple = (x,) if axis is None else (x, int(axis))
+    return Call(args=args, return_inputs=return_inputs)

@@ -1,0 +1,207 @@
+"""The three built-in exercises: contracts, starter code, reference solutions and checks.
+
+No Django imports. The seed migration (0002) loads these rows; tests check that the statements
+name every check an exercise uses and that each reference solution passes its own checks.
+The slugs and signatures are a contract other tools rely on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.engine.reference import KIND_ATTENTION, KIND_MULTI_HEAD, KIND_SOFTMAX, REFERENCE_SOURCES
+
+QUESTION_SLUG = "why-divide-before-softmax"
+
+ATTENTION_STATEMENT = r"""
+Write `attention(Q, K, V, mask=None)` in numpy: scaled dot-product attention,
+
+$$\operatorname{Attention}(Q, K, V)
+= \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$
+
+### Contract
+
+- `Q` has shape `(..., n, d_k)`: $n$ queries. `K` has shape `(..., m, d_k)`: $m$ keys.
+  `V` has shape `(..., m, d_v)`. All are float arrays (float64, or float32 in one check).
+- Leading batch dimensions broadcast against each other as in `numpy.matmul`; there may be none
+  (2-D inputs) or several (e.g. batch and heads).
+- `mask` is `None` or a boolean array broadcastable to `(..., n, m)`. **True means the query may
+  attend to the key** (PyTorch's convention); a key masked out (False) must get zero weight.
+  Every query has at least one allowed key.
+- Return a float array of shape `(..., n, d_v)`, and leave the inputs unchanged.
+- The softmax runs over the keys (the last axis of the scores), after the division by $\sqrt{d_k}$.
+
+### What the hidden checks test
+
+Inputs are random and hidden; the checks are:
+
+1. **The worked example** of the question page (3 tokens, $d_k = 4$), to within 0.001.
+2. **Shapes**: $n \ne m$, $d_v \ne d_k$, a single query, 2-D and 4-D inputs, broadcasting of batch
+   dimensions and of the mask. The output shape must be exact and the values right.
+3. **The scale**: random unit-variance Q, K at $d_k$ = 4, 16, 64, 128 and 256, compared with the
+   reference within a relative tolerance of 1e-4 and an absolute tolerance of 1e-5.
+4. **Saturation**: at $d_k = 512$, the attention weights (your output with `V` = identity) must
+   keep the expected spread: mean top weight and mean row entropy close to correctly scaled
+   attention's. The message shows both numbers.
+5. **Stability**: scores of magnitude 1e3 and 1e4 must give finite, correct outputs; float32
+   inputs must give finite outputs within float32 precision.
+6. **Normalisation**: the weights are non-negative and each row sums to 1.
+7. **Masking**: masked keys get zero weight, including a mask broadcast over 4-D inputs.
+8. **No mutation**: your function must not change its arguments in place.
+
+NaN or infinity in an output, or a result that is not a numeric array, fails the check.
+Use numpy (and `math`); the code runs in a sandbox with no files or network.
+"""
+
+ATTENTION_STARTER = '''import numpy as np
+
+
+def attention(Q, K, V, mask=None):
+    """Scaled dot-product attention.
+
+    Q: (..., n, d_k), K: (..., m, d_k), V: (..., m, d_v).
+    mask: None or bool, broadcastable to (..., n, m); True = may attend.
+    Returns (..., n, d_v).
+    """
+    raise NotImplementedError("write attention here")
+'''
+
+MHA_STATEMENT = r"""
+Write `multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None)` in numpy.
+
+### Contract
+
+- `X` has shape `(..., n, d_model)` (leading batch dimensions, possibly none); `W_q`, `W_k`,
+  `W_v` and `W_o` each have shape `(d_model, d_model)`; `n_heads` is an int that divides
+  `d_model`, and $d_{head} = d_{model} / n_{heads}$.
+- Compute $XW_q$, $XW_k$, $XW_v$. **Head $h$ uses columns $h \cdot d_{head}$ to
+  $(h+1) \cdot d_{head} - 1$** of each.
+- Each head is scaled dot-product attention over its own columns: scores divided by
+  $\sqrt{d_{head}}$, softmax over the keys, times the head's values.
+- Concatenate the heads' outputs in order (head 0 first) along the last axis and multiply by `W_o`.
+- `mask` is `None` or a boolean array broadcastable to `(..., n, n)`, **True where a query may
+  attend to a key**; the same mask applies to every head. Every query has an allowed key.
+- Return a float array of shape `(..., n, d_model)`; leave the inputs unchanged.
+
+### What the hidden checks test
+
+1. **Values**: random X and weights (variance $1/d_{model}$) for several `(d_model, n_heads)`,
+   compared with the reference (relative tolerance 1e-4, absolute 1e-5).
+2. **Head width**: $d_{model} = 512$ with 8 heads, where the number under the root matters.
+3. **Shapes**: 2-D, 3-D and 4-D `X`; a causal mask `(n, n)` and a key-padding mask
+   `(batch, 1, n)`. The output shape must be exact and the values right.
+4. **Stability**: per-head scores of magnitude 1e3 and 1e4, and float32 inputs.
+5. **No mutation** of any argument.
+
+NaN or infinity in an output, or a result that is not a numeric array, fails the check.
+"""
+
+MHA_STARTER = '''import numpy as np
+
+
+def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    """Multi-head attention.
+
+    X: (..., n, d_model); each W: (d_model, d_model); d_head = d_model // n_heads.
+    Head h uses columns h*d_head ... (h+1)*d_head - 1 of X @ W_q, X @ W_k, X @ W_v.
+    mask: None or bool, broadcastable to (..., n, n); True = may attend.
+    Returns (..., n, d_model).
+    """
+    raise NotImplementedError("write multi_head_attention here")
+'''
+
+SOFTMAX_STATEMENT = r"""
+Write `softmax(x, axis=-1)` in numpy:
+$\operatorname{softmax}(x)_i = e^{x_i} / \sum_j e^{x_j}$ along `axis`.
+
+### Contract
+
+- `x` is a float array of any shape (1-D or more); `axis` is an int, possibly negative.
+- Return an array of the same shape as `x`: non-negative values that sum to 1 along `axis`.
+- It must work for any finite input, including entries of magnitude 1e3 to 1e4, where a
+  naive `exp` overflows. Leave `x` unchanged.
+
+### What the hidden checks test
+
+1. **Values** with the default axis, for 1-D, 2-D and 3-D inputs (relative tolerance 1e-4,
+   absolute 1e-5).
+2. **The axis argument**: `axis` = 0, 1 and a negative axis on 2-D and 3-D inputs.
+3. **Stability**: inputs of magnitude 1e3 and 1e4 must give finite, correct outputs; float32
+   inputs too.
+4. **Normalisation**: outputs are non-negative and sum to 1 along the axis.
+5. **No mutation** of `x`.
+
+NaN or infinity in an output, or a result that is not a numeric array, fails the check.
+"""
+
+SOFTMAX_STARTER = '''import numpy as np
+
+
+def softmax(x, axis=-1):
+    """Softmax of x along axis; same shape as x, sums to 1 along axis."""
+    raise NotImplementedError("write softmax here")
+'''
+
+
+def _check(name: str, weight: float, label: str = "", **params: Any) -> dict[str, Any]:
+    return {"name": name, "weight": weight, "label": label, "params": params}
+
+
+EXERCISES: tuple[dict[str, Any], ...] = (
+    {
+        "slug": "scaled-dot-product-attention",
+        "title": "Scaled dot-product attention",
+        "kind": KIND_ATTENTION,
+        "entry_point": "attention",
+        "statement": ATTENTION_STATEMENT.strip() + "\n",
+        "starter_code": ATTENTION_STARTER,
+        "reference_solution": REFERENCE_SOURCES[KIND_ATTENTION],
+        "order": 1,
+        "checks": (
+            _check("worked-example", 1),
+            _check("shapes", 2),
+            _check("scale", 3),
+            _check("saturation", 2),
+            _check("stability", 1),
+            _check("weights-normalized", 1),
+            _check("mask", 1),
+            _check("no-mutation", 1),
+        ),
+    },
+    {
+        "slug": "multi-head-attention",
+        "title": "Multi-head attention",
+        "kind": KIND_MULTI_HEAD,
+        "entry_point": "multi_head_attention",
+        "statement": MHA_STATEMENT.strip() + "\n",
+        "starter_code": MHA_STARTER,
+        "reference_solution": REFERENCE_SOURCES[KIND_MULTI_HEAD],
+        "order": 2,
+        "checks": (
+            _check("mha-values", 3),
+            _check("mha-head-width", 3),
+            _check("mha-shapes", 2),
+            _check("stability", 1),
+            _check("no-mutation", 1),
+        ),
+    },
+    {
+        "slug": "stable-softmax",
+        "title": "A numerically stable softmax",
+        "kind": KIND_SOFTMAX,
+        "entry_point": "softmax",
+        "statement": SOFTMAX_STATEMENT.strip() + "\n",
+        "starter_code": SOFTMAX_STARTER,
+        "reference_solution": REFERENCE_SOURCES[KIND_SOFTMAX],
+        "order": 3,
+        "checks": (
+            _check("softmax-values", 2),
+            _check("softmax-axis", 2),
+            _check("stability", 2),
+            _check("weights-normalized", 1),
+            _check("no-mutation", 1),
+        ),
+    },
+)
+
+EXERCISE_SLUGS = tuple(e["slug"] for e in EXERCISES)

@@ -1,0 +1,781 @@
+"""The trusted side of the sandbox: SandboxExecutor.
+
+One per worker process. It starts a zygote under bubblewrap (launcher.py), keeps children
+forked and layered ahead of time, sends each run's code and inputs straight to one child, reads
+back framed .npy outputs (headers checked before any array is built; see npy.py) and what the
+code printed, and enforces the wall clock and output limits. Student code never runs in this
+process, and nothing here trusts a byte the child wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import select
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from grader.engine import limits as L
+from grader.engine.executors.base import Arg, Call, CallResult, Limits, RunResult, RunStatus
+from grader.engine.sandbox import launcher, npy, selfcheck
+from grader.engine.sandbox import messages as M
+from grader.engine.sandbox.inside import protocol as p
+
+log = logging.getLogger("grader.engine.sandbox")
+
+ALLOW_NO_LANDLOCK_ENV = "SANDBOX_ALLOW_NO_LANDLOCK"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# A frame from the child may hold one array (plus its .npy header) or an error text.
+MAX_RESULT_FRAME = L.OUTPUT_ARRAY_MAX_BYTES + npy.HEADER_MAX_BYTES + 16
+STDOUT_TRUNCATED = "\n[... output truncated after {kib} KiB]"
+# The shared result area of a child: every output of a run, frame headers, the length word.
+AREA_BYTES = L.OUTPUT_TOTAL_MAX_BYTES + 4096
+# Frames holding text (tracebacks, error details) are small; their JSON is parsed here.
+MAX_TEXT_FRAME = 4 * L.ERROR_TEXT_MAX_CHARS + 4096
+# Children kept forked and layered ahead of time: two, so a burst of grades (a worker draining
+# its queue) still finds one ready while the zygote forks the next.
+PREFORK_DEPTH = 2
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot start or failed its self-check: refuse to grade here."""
+
+
+class _Broken(Exception):
+    """The sandbox itself misbehaved during a run (our fault): INTERNAL, restart the zygote."""
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+@dataclass
+class _Child:
+    pid: int
+    req_w: int
+    res_r: int
+    out_r: int
+    area: int
+
+    def close(self) -> None:
+        # Idempotent: closing a number twice could close someone else's descriptor.
+        for fd in (self.req_w, self.res_r, self.out_r, self.area):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.req_w = self.res_r = self.out_r = self.area = -1
+
+
+@dataclass
+class _Zygote:
+    proc: subprocess.Popen[bytes]
+    ctrl: socket.socket
+    stderr: Any
+    hello: dict[str, Any] = field(default_factory=dict)
+    ready: list[_Child] = field(default_factory=list)
+    spawning: int = 0
+    exits: dict[int, dict[str, Any]] = field(default_factory=dict)
+    dead: bool = False
+
+    def alive(self) -> bool:
+        return not self.dead and self.proc.poll() is None
+
+    def send(self, msg: dict[str, Any]) -> None:
+        try:
+            self.ctrl.send(json.dumps(msg).encode())
+        except OSError as e:
+            self.dead = True
+            raise _Broken(f"zygote control socket: {e}") from e
+
+    def receive(self, timeout: float) -> dict[str, Any] | None:
+        """One control message (recording children and exits), or None on timeout."""
+        if not _poll([self.ctrl.fileno()], [], timeout)[0]:
+            return None
+        try:
+            data, fds, _, _ = socket.recv_fds(self.ctrl, 65536, 4)
+        except OSError as e:
+            self.dead = True
+            raise _Broken(f"zygote control socket: {e}") from e
+        if not data:
+            for fd in fds:
+                os.close(fd)
+            self.dead = True
+            raise _Broken("zygote exited")
+        msg = json.loads(data)
+        if msg.get("op") == "child":
+            if len(fds) != 4:
+                for fd in fds:
+                    os.close(fd)
+                raise _Broken("zygote sent a child without its descriptors")
+            self.spawning -= 1
+            # A pid is reused only after the zygote reaped (and reported) its previous owner.
+            self.exits.pop(msg["pid"], None)
+            self.ready.append(_Child(msg["pid"], *fds))
+        elif msg.get("op") == "exit":
+            self.exits[msg["pid"]] = msg
+        else:
+            for fd in fds:
+                os.close(fd)
+        return msg
+
+    def stderr_text(self) -> str:
+        try:
+            self.stderr.seek(0)
+            return self.stderr.read()[-4000:].decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+
+@dataclass
+class _RunState:
+    calls: Sequence[Call]
+    entry_point: str
+    results: list[CallResult] = field(default_factory=list)
+    buf: bytearray = field(default_factory=bytearray)
+    result_bytes: int = 0
+    out: bytearray = field(default_factory=bytearray)
+    out_total: int = 0
+    loaded: bool = False
+    collected: bool = False  # the result area has been read
+    status: RunStatus | None = None
+    message: str = ""
+    # Output of the current call, waiting for its inputs_after frames.
+    pending: np.ndarray | None = None
+    pending_inputs: list[np.ndarray] = field(default_factory=list)
+    pending_expect: int = 0
+
+
+_READ_EVENTS = select.POLLIN | select.POLLHUP | select.POLLERR
+_WRITE_EVENTS = select.POLLOUT | select.POLLHUP | select.POLLERR
+
+
+def _poll(read: list[int], write: list[int], timeout: float) -> tuple[set[int], set[int]]:
+    """Ready descriptors. poll, not select: a worker may hold descriptors above FD_SETSIZE."""
+    poller = select.poll()
+    for fd in read:
+        poller.register(fd, select.POLLIN)
+    for fd in write:
+        poller.register(fd, select.POLLOUT)
+    events = poller.poll(max(timeout, 0) * 1000)
+    readable = {fd for fd, ev in events if ev & _READ_EVENTS and fd in read}
+    writable = {fd for fd, ev in events if ev & _WRITE_EVENTS and fd in write}
+    return readable, writable
+
+
+def _array_count(call: Call) -> int:
+    return sum(isinstance(a, np.ndarray) for a in (*call.args, *call.kwargs.values()))
+
+
+class SandboxExecutor:
+    """Runs student code in a warm, layered sandbox. Use from one thread at a time per instance
+    (a lock serialises concurrent callers)."""
+
+    def __init__(
+        self,
+        *,
+        allow_no_landlock: bool | None = None,
+        slot: int | None = None,
+        start: bool = True,
+    ) -> None:
+        # The env default lets `manage.py grade` and tests work without Django settings; the
+        # worker passes settings.SANDBOX_ALLOW_NO_LANDLOCK explicitly.
+        if allow_no_landlock is None:
+            allow_no_landlock = _env_flag(ALLOW_NO_LANDLOCK_ENV)
+        self.allow_no_landlock = allow_no_landlock
+        self._lock = threading.Lock()
+        self._zygote: _Zygote | None = None
+        self._checked = False
+        self._closed = False
+        try:
+            self._slot = launcher.SlotLock(slot)
+        except (OSError, launcher.LaunchError) as e:
+            raise SandboxUnavailable(f"no sandbox slot: {e}") from e
+        self._cgroup = launcher.pids_cgroup(self._slot.slot)
+        self.slot = self._slot.slot
+        self.zygote_starts = 0  # how often a zygote was (re)started: tests assert it stays 1
+        self.uid = self._slot.uid
+        if start:
+            try:
+                with self._lock:
+                    self._start()
+            except BaseException:
+                self.close()
+                raise
+
+    # --- public -------------------------------------------------------------------------------
+
+    def run(
+        self, *, code: str, entry_point: str, calls: Sequence[Call], limits: Limits
+    ) -> RunResult:
+        lim = L.clamp(limits)
+        request = self._encode(code, entry_point, calls, lim)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("SandboxExecutor is closed")
+            try:
+                self._ensure_ready()
+            except (SandboxUnavailable, OSError) as e:
+                log.critical("sandbox: refusing to run (fail closed): %s", e)
+                return RunResult(RunStatus.INTERNAL, [], M.MSG_INTERNAL)
+            try:
+                return self._run(request, entry_point, calls, lim)
+            except _Broken as e:
+                log.error("sandbox: internal failure, restarting the zygote: %s", e)
+                self._stop()
+                return RunResult(RunStatus.INTERNAL, [], M.MSG_INTERNAL)
+
+    def self_check(self) -> None:
+        """Run escape probes through the sandbox; raise SandboxUnavailable if any succeeds."""
+        with self._lock:
+            self._checked = False
+            self._ensure_ready()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._stop()
+            self._slot.release()
+            launcher.remove_cgroup(self._cgroup)
+
+    @property
+    def landlock_abi(self) -> int:
+        return int(self._zygote.hello.get("landlock_abi", 0)) if self._zygote else 0
+
+    # --- zygote lifecycle ---------------------------------------------------------------------
+
+    def _ensure_ready(self) -> None:
+        if self._zygote is None or not self._zygote.alive():
+            if self._zygote is not None:
+                log.warning("sandbox: zygote of slot %d died; restarting it", self.slot)
+                self._stop()
+            self._start()
+        if not self._checked:
+            self._run_self_check()
+
+    def _config(self, ctrl_fd: int) -> dict[str, Any]:
+        """What the zygote and its children are told (nothing secret: it is visible inside)."""
+        return {
+            "ctrl_fd": ctrl_fd,
+            "uid": self._slot.uid,
+            "gid": self._slot.uid,
+            "allow_no_landlock": self.allow_no_landlock,
+            "max_request_bytes": L.REQUEST_MAX_BYTES,
+            "max_array_bytes": L.OUTPUT_ARRAY_MAX_BYTES,
+            "area_bytes": AREA_BYTES,
+            "max_error_chars": L.ERROR_TEXT_MAX_CHARS,
+            "rlimits": {
+                "nproc": L.RLIMIT_NPROC,
+                "nofile": L.RLIMIT_NOFILE,
+                "fsize": L.RLIMIT_FSIZE,
+                "cpu_max": int(L.CPU_SECONDS.high),
+                "memory_max_mb": int(L.MEMORY_MB.high),
+            },
+        }
+
+    def _run_self_check(self) -> None:
+        code = selfcheck.PROBE_CODE.format(project=str(PROJECT_ROOT), uid=self._slot.uid)
+        lim = Limits(wall_seconds=10.0, cpu_seconds=5.0, memory_mb=256)
+        calls = selfcheck.probe_calls()
+        request = self._encode(code, "probe", calls, lim)
+        try:
+            result = self._run(request, "probe", calls, lim)
+        except _Broken as e:
+            self._stop()
+            raise SandboxUnavailable(f"self-check could not run: {e}") from e
+        bad = selfcheck.failures(result, landlock=self.landlock_abi >= 1)
+        if bad:
+            for line in bad:
+                log.critical("sandbox self-check FAILED: %s", line)
+            self._stop()
+            raise SandboxUnavailable("sandbox self-check failed: " + "; ".join(bad))
+        self._checked = True
+        log.info("sandbox: self-check passed (%d escape probes blocked)", len(calls))
+
+    def _start(self) -> None:
+        try:
+            bwrap = launcher.find_bwrap()
+        except launcher.LaunchError as e:
+            raise SandboxUnavailable(str(e)) from e
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        config = self._config(theirs.fileno())
+        # bubblewrap reads its arguments from a pipe (--args): /proc/1/cmdline inside then
+        # shows no host paths. The zygote's config goes over the control socket likewise.
+        args_r, args_w = os.pipe()
+        full = launcher.bwrap_argv(bwrap, ctrl_fd=theirs.fileno())
+        split = full.index("--")
+        os.write(args_w, b"".join(a.encode() + b"\0" for a in full[1:split]))
+        os.close(args_w)
+        ours.send(json.dumps(config).encode())
+        argv = [bwrap, "--args", str(args_r), *full[split:]]  # the command stays on argv
+
+        stderr = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the zygote)
+        try:
+            proc = subprocess.Popen(  # noqa: S603  (fixed argv, no shell)
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                pass_fds=(theirs.fileno(), args_r),
+                # No secrets of this process's environment may reach the sandbox.
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                start_new_session=True,
+            )
+        except OSError as e:
+            ours.close()
+            raise SandboxUnavailable(f"cannot start bubblewrap: {e}") from e
+        finally:
+            theirs.close()
+            os.close(args_r)
+        zygote = _Zygote(proc=proc, ctrl=ours, stderr=stderr)
+        self._zygote = zygote
+        self.zygote_starts += 1
+        self._checked = False
+        try:
+            deadline = time.monotonic() + L.ZYGOTE_START_SECONDS
+            msg = None
+            while msg is None and time.monotonic() < deadline:
+                msg = zygote.receive(deadline - time.monotonic())
+        except _Broken as e:
+            self._stop()
+            raise SandboxUnavailable(f"zygote failed to start: {e}: {zygote.stderr_text()}") from e
+        if msg is None or msg.get("op") != "hello":
+            self._stop()
+            detail = msg.get("msg") if msg else "timeout"
+            log.critical("sandbox: zygote refused to start: %s", detail)
+            raise SandboxUnavailable(f"zygote refused to start: {detail}")
+        zygote.hello = msg
+        launcher.join_cgroup(self._cgroup, proc.pid)  # before any child is forked
+        abi = msg["landlock_abi"]
+        if abi < 1:
+            log.warning(
+                "sandbox: Landlock is NOT available; running with the remaining layers only "
+                "because %s is set",
+                ALLOW_NO_LANDLOCK_ENV,
+            )
+        elif not (msg["landlock_net"] and msg["landlock_scoped"]):
+            log.warning(
+                "sandbox: Landlock ABI %d lacks TCP and/or signal scoping; seccomp covers them",
+                abi,
+            )
+        log.info(
+            "sandbox: zygote up for slot %d (uid %d, Landlock ABI %d, pids cgroup %s)",
+            self.slot,
+            self._slot.uid,
+            abi,
+            self._cgroup or "none",
+        )
+        self._prefork()
+
+    def _stop(self) -> None:
+        zygote, self._zygote = self._zygote, None
+        self._checked = False
+        if zygote is None:
+            return
+        for child in zygote.ready:
+            child.close()
+        with contextlib.suppress(OSError):
+            zygote.ctrl.close()
+        if zygote.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(zygote.proc.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                zygote.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            zygote.proc.wait(timeout=5)
+        zygote.stderr.close()
+
+    def _prefork(self) -> None:
+        zygote = self._zygote
+        while zygote and zygote.alive() and len(zygote.ready) + zygote.spawning < PREFORK_DEPTH:
+            zygote.send({"op": "spawn"})
+            zygote.spawning += 1
+
+    def _take_child(self) -> _Child:
+        zygote = self._zygote
+        assert zygote is not None
+        # Exits of earlier children (answered early, then killed) are of no interest any more.
+        zygote.exits.clear()
+        self._prefork()
+        deadline = time.monotonic() + L.CHILD_READY_SECONDS
+        while not zygote.ready:
+            timed_out = time.monotonic() > deadline
+            if (
+                timed_out or zygote.receive(deadline - time.monotonic()) is None
+            ) and not zygote.ready:
+                raise _Broken("no child from the zygote in time")
+        child = zygote.ready.pop(0)
+        # The child says READY only after every layer is applied and verified.
+        r, _ = _poll([child.res_r], [], max(deadline - time.monotonic(), 0.5))
+        head = os.read(child.res_r, p.HEADER.size) if r else b""
+        if len(head) != p.HEADER.size:
+            child.close()
+            raise _Broken("child did not report ready")
+        kind, length = p.HEADER.unpack(head)
+        if kind != p.READY or length != 0:
+            detail = os.read(child.res_r, min(length, 4096)).decode("utf-8", "replace")
+            child.close()
+            log.critical("sandbox: a layer could not be applied, nothing ran: %s", detail)
+            raise _Broken(f"layer failed: {detail}")
+        return child
+
+    # --- one run ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _encode(code: str, entry_point: str, calls: Sequence[Call], lim: Limits) -> bytes:
+        arrays: list[bytes | memoryview] = []
+
+        def spec(value: Arg) -> dict[str, Any]:
+            if isinstance(value, np.ndarray):
+                # Trusted inputs cross as raw C-order bytes described in the JSON header:
+                # parsing .npy in the child cost ~50 us per argument, a third of a grade.
+                if value.dtype.kind not in "biuf" or value.dtype.hasobject:
+                    raise TypeError(f"input arrays must be numeric, not {value.dtype}")
+                # One copy in all (the final join): a view when already C-contiguous.
+                arrays.append(memoryview(value) if value.flags.c_contiguous else value.tobytes())
+                return {"a": len(arrays) - 1, "dtype": value.dtype.str, "shape": value.shape}
+            if isinstance(value, np.generic):
+                value = value.item()
+            if value is None or isinstance(value, bool | int | float):
+                return {"v": value}
+            raise TypeError(f"call arguments must be arrays or scalars, not {type(value)}")
+
+        header = {
+            "entry_point": entry_point,
+            "cpu_seconds": L.cpu_rlimit_seconds(lim),
+            "memory_mb": int(lim.memory_mb),
+            "calls": [
+                {
+                    "args": [spec(a) for a in c.args],
+                    "kwargs": {k: spec(v) for k, v in c.kwargs.items()},
+                    "return_inputs": c.return_inputs,
+                }
+                for c in calls
+            ],
+        }
+        header["n_arrays"] = len(arrays)
+        parts: list[bytes | memoryview] = [b""]  # the length prefix, once known
+        for kind, payload in (
+            (p.REQ_HEADER, json.dumps(header).encode()),
+            (p.REQ_CODE, code.encode("utf-8", "replace")),
+            *((p.REQ_ARRAY, a) for a in arrays),
+        ):
+            parts += (
+                p.HEADER.pack(
+                    kind, payload.nbytes if isinstance(payload, memoryview) else len(payload)
+                ),
+                payload,
+            )
+        size = sum(part.nbytes if isinstance(part, memoryview) else len(part) for part in parts)
+        if size > L.REQUEST_MAX_BYTES:
+            raise ValueError(f"request of {size} bytes exceeds {L.REQUEST_MAX_BYTES}")
+        parts[0] = p.REQUEST_LENGTH.pack(size)
+        return b"".join(parts)
+
+    def _run(
+        self, request: bytes, entry_point: str, calls: Sequence[Call], lim: Limits
+    ) -> RunResult:
+        zygote = self._zygote
+        assert zygote is not None
+        child = self._take_child()
+        state = _RunState(calls=calls, entry_point=entry_point)
+        try:
+            killed_for = self._drive(zygote, child, request, state, lim)
+            # Killed or dead without a final frame: the calls it finished are in the area.
+            if not self._collect(state, child) and killed_for is None and state.status is None:
+                killed_for = RunStatus.BAD_OUTPUT
+        finally:
+            child.close()
+        # Next grade's child: forked now, while the caller judges this one.
+        self._prefork()
+        return self._result(state, killed_for, lim)
+
+    def _drive(
+        self, zygote: _Zygote, child: _Child, request: bytes, state: _RunState, lim: Limits
+    ) -> RunStatus | None:
+        """Feed the child and read its replies until it answers, dies or is killed.
+
+        Returns the status we killed it for (wall or output limit), if we did.
+        """
+        os.set_blocking(child.req_w, False)
+        os.set_blocking(child.res_r, False)
+        os.set_blocking(child.out_r, False)
+        to_write = memoryview(request)
+        deadline = time.monotonic() + lim.wall_seconds
+        res_open = out_open = True
+        exit_info: dict[str, Any] | None = None
+        while True:
+            if state.status is not None:
+                # Answered (DONE or a terminal frame): everything it printed was flushed first.
+                self._drain_stdout(child, state)
+                self._kill(zygote, child)
+                return None
+            if exit_info is None:
+                exit_info = zygote.exits.pop(child.pid, None)
+            if exit_info is not None and not res_open and not out_open:
+                state.message = json.dumps(exit_info)  # decoded by _result
+                return None
+            now = time.monotonic()
+            if now >= deadline:
+                if exit_info is not None:  # already dead; its pipes just were not drained
+                    state.message = json.dumps(exit_info)
+                    return None
+                self._kill(zygote, child, wait=True)
+                return RunStatus.WALL_LIMIT
+            rlist = [zygote.ctrl.fileno()]
+            if res_open:
+                rlist.append(child.res_r)
+            if out_open:
+                rlist.append(child.out_r)
+            wlist = [child.req_w] if to_write else []
+            r, w = _poll(rlist, wlist, deadline - now)
+            if w:
+                try:
+                    n = os.write(child.req_w, to_write[: 1 << 20])
+                    to_write = to_write[n:]
+                except BlockingIOError:
+                    pass
+                except BrokenPipeError:
+                    to_write = memoryview(b"")  # it died before reading: the exit tells why
+                if not to_write:
+                    os.close(child.req_w)
+                    child.req_w = -1
+            if child.out_r in r:
+                chunk = self._read(child.out_r)
+                if chunk is None:
+                    out_open = False
+                else:
+                    self._add_stdout(state, chunk)
+                    if state.out_total > L.STDOUT_KILL_BYTES:
+                        self._kill(zygote, child, wait=True)
+                        return RunStatus.OUTPUT_LIMIT
+            if child.res_r in r:
+                chunk = self._read(child.res_r)
+                if chunk is None:
+                    res_open = False
+                else:
+                    state.result_bytes += len(chunk)
+                    state.buf += chunk
+                    too_much = state.result_bytes > MAX_TEXT_FRAME + p.HEADER.size
+                    if too_much or not self._parse_pipe(state, child):
+                        self._kill(zygote, child, wait=True)
+                        return RunStatus.BAD_OUTPUT
+            if zygote.ctrl.fileno() in r:
+                zygote.receive(0)
+
+    @staticmethod
+    def _read(fd: int) -> bytes | None:
+        try:
+            chunk = os.read(fd, 1 << 20)
+        except BlockingIOError:
+            return b""
+        return chunk or None
+
+    @staticmethod
+    def _add_stdout(state: _RunState, chunk: bytes) -> None:
+        state.out_total += len(chunk)
+        room = L.STDOUT_KEEP_BYTES - len(state.out)
+        if room > 0:
+            state.out += chunk[:room]
+
+    def _drain_stdout(self, child: _Child, state: _RunState) -> None:
+        while state.out_total <= L.STDOUT_KILL_BYTES:
+            chunk = self._read(child.out_r)
+            if not chunk:
+                return
+            self._add_stdout(state, chunk)
+
+    def _kill(self, zygote: _Zygote, child: _Child, wait: bool = False) -> None:
+        zygote.send({"op": "kill", "pid": child.pid})
+        if not wait:
+            return
+        deadline = time.monotonic() + L.KILL_GRACE_SECONDS
+        while child.pid not in zygote.exits:
+            if time.monotonic() > deadline:
+                raise _Broken(f"child {child.pid} did not die after SIGKILL")
+            zygote.receive(deadline - time.monotonic())
+        zygote.exits.pop(child.pid, None)
+
+    def _parse_pipe(self, state: _RunState, child: _Child) -> bool:
+        """Consume complete frames from the result pipe: only frames that end a run come this
+        way, and each is read after the result area it concludes. False on any violation."""
+        buf = state.buf
+        pos = 0
+        ok = True
+        while len(buf) - pos >= p.HEADER.size and state.status is None:
+            kind, length = p.HEADER.unpack_from(buf, pos)
+            if kind not in p.PIPE_KINDS or length > MAX_TEXT_FRAME:
+                ok = False
+                break
+            if len(buf) - pos - p.HEADER.size < length:
+                break
+            payload = bytes(buf[pos + p.HEADER.size : pos + p.HEADER.size + length])
+            pos += p.HEADER.size + length
+            if not self._collect(state, child) or not self._safe_frame(state, kind, payload):
+                ok = False
+                break
+        del buf[:pos]
+        return ok
+
+    def _collect(self, state: _RunState, child: _Child) -> bool:
+        """Read the child's result area once (a copy: the child may still be scribbling) and
+        parse its frames as untrusted bytes. False if it is malformed."""
+        if state.collected:
+            return True
+        state.collected = True
+        try:
+            (end,) = p.AREA_HEADER.unpack(os.pread(child.area, p.AREA_HEADER.size, 0))
+            if end == 0:  # the child never wrote: nothing loaded
+                return True
+            if not p.AREA_HEADER.size <= end <= AREA_BYTES:
+                return False
+            data = os.pread(child.area, end - p.AREA_HEADER.size, p.AREA_HEADER.size)
+        except OSError:
+            return False
+        pos = 0
+        while pos < len(data):
+            if len(data) - pos < p.HEADER.size:
+                return False
+            kind, length = p.HEADER.unpack_from(data, pos)
+            limit = MAX_RESULT_FRAME if kind in (p.OUTPUT, p.INPUT_AFTER) else MAX_TEXT_FRAME
+            start = pos + p.HEADER.size
+            if kind not in p.AREA_KINDS or length > limit or start + length > len(data):
+                return False
+            if not self._safe_frame(state, kind, data[start : start + length]):
+                return False
+            pos = start + length
+        return True
+
+    def _safe_frame(self, state: _RunState, kind: bytes, payload: bytes) -> bool:
+        try:
+            return self._frame(state, kind, payload)
+        except Exception:  # whatever the child sent (a JSON bomb, odd types): its fault
+            log.info("sandbox: malformed %r frame from the child", kind, exc_info=True)
+            return False
+
+    def _frame(self, state: _RunState, kind: bytes, payload: bytes) -> bool:
+        n_calls = len(state.calls)
+        if kind == p.SYNTAX and not state.loaded:
+            info = json.loads(payload)
+            line, msg = info["line"], str(info["msg"])[:500]
+            state.status = RunStatus.SYNTAX_ERROR
+            state.message = (
+                M.MSG_SYNTAX_ERROR.format(line=int(line), msg=msg)
+                if line is not None
+                else M.MSG_SYNTAX_ERROR_NO_LINE.format(msg=msg)
+            )
+        elif kind == p.MISSING and not state.loaded:
+            state.status = RunStatus.MISSING_ENTRY_POINT
+        elif kind == p.IMPORT and not state.loaded:
+            state.status = RunStatus.IMPORT_ERROR
+            tb = payload.decode("utf-8", "replace")[-L.ERROR_TEXT_MAX_CHARS :]
+            state.message = M.MSG_IMPORT_ERROR.format(traceback=tb)
+        elif kind == p.MEMORY:
+            state.status = RunStatus.MEMORY_LIMIT
+        elif kind == p.OVERFLOW:
+            state.status = RunStatus.BAD_OUTPUT
+        elif kind == p.LOADED and not state.loaded:
+            state.loaded = True
+        elif not state.loaded:
+            return False
+        elif state.pending is not None:
+            if kind != p.INPUT_AFTER:
+                return False
+            state.pending_inputs.append(npy.loads(payload, L.OUTPUT_ARRAY_MAX_BYTES))
+            if len(state.pending_inputs) == state.pending_expect:
+                self._finish_pending(state)
+        elif kind == p.OUTPUT and len(state.results) < n_calls:
+            arr = npy.loads(payload, L.OUTPUT_ARRAY_MAX_BYTES)
+            call = state.calls[len(state.results)]
+            expect = _array_count(call) if call.return_inputs else 0
+            if expect:
+                state.pending, state.pending_expect, state.pending_inputs = arr, expect, []
+            else:
+                state.results.append(CallResult(output=arr))
+        elif kind == p.CALL_ERROR and len(state.results) < n_calls:
+            state.results.append(CallResult(error=self._call_error(json.loads(payload))))
+        elif kind == p.DONE and len(state.results) == n_calls:
+            state.status = RunStatus.OK
+        else:
+            return False
+        return True
+
+    @staticmethod
+    def _finish_pending(state: _RunState) -> None:
+        state.results.append(
+            CallResult(output=state.pending, inputs_after=tuple(state.pending_inputs))
+        )
+        state.pending, state.pending_inputs, state.pending_expect = None, [], 0
+
+    @staticmethod
+    def _call_error(info: dict[str, Any]) -> str:
+        code = info.get("code")
+        if code == "exception":
+            tb = str(info["traceback"])[-L.ERROR_TEXT_MAX_CHARS :]
+            return M.MSG_CALL_EXCEPTION.format(traceback=tb)
+        if code == "not-numeric":
+            return M.MSG_NOT_NUMERIC.format(
+                type=str(info["type"])[:100], dtype=str(info["dtype"])[:100]
+            )
+        if code == "too-large":
+            return M.MSG_OUTPUT_TOO_LARGE.format(
+                nbytes=int(info["nbytes"]), max=L.OUTPUT_ARRAY_MAX_BYTES
+            )
+        raise ValueError("unknown call error")
+
+    def _result(self, state: _RunState, killed_for: RunStatus | None, lim: Limits) -> RunResult:
+        stdout = bytes(state.out).decode("utf-8", "replace")
+        if state.out_total > L.STDOUT_KEEP_BYTES:
+            stdout += STDOUT_TRUNCATED.format(kib=L.STDOUT_KEEP_BYTES // 1024)
+        status = killed_for or state.status
+        message = ""
+        if status is None:
+            # It died before answering: the exit status tells why.
+            info = json.loads(state.message)
+            status, message = self._from_exit(info, lim)
+        elif status == RunStatus.OK:
+            message = ""
+        elif status in (RunStatus.SYNTAX_ERROR, RunStatus.IMPORT_ERROR):
+            message = state.message
+        elif status == RunStatus.MISSING_ENTRY_POINT:
+            message = M.MSG_MISSING_ENTRY_POINT.format(entry_point=state.entry_point)
+        elif status == RunStatus.MEMORY_LIMIT:
+            message = M.MSG_MEMORY_LIMIT.format(mb=lim.memory_mb)
+        elif status == RunStatus.WALL_LIMIT:
+            message = M.MSG_WALL_LIMIT.format(seconds=lim.wall_seconds)
+        elif status == RunStatus.OUTPUT_LIMIT:
+            message = M.MSG_OUTPUT_LIMIT.format(kib=L.STDOUT_KILL_BYTES // 1024)
+        elif status == RunStatus.BAD_OUTPUT:
+            message = M.MSG_BAD_OUTPUT
+        if state.pending is not None:
+            self._finish_pending(state)
+        return RunResult(status=status, calls=state.results, message=message, stdout=stdout)
+
+    @staticmethod
+    def _from_exit(info: dict[str, Any], lim: Limits) -> tuple[RunStatus, str]:
+        cpu_limit = L.cpu_rlimit_seconds(lim)
+        sig = info.get("signal")
+        if sig is not None:
+            # RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the hard one (if SIGXCPU was
+            # ignored). We did not send this SIGKILL (we would have said why).
+            if sig == signal.SIGXCPU or (
+                sig == signal.SIGKILL and info.get("cpu", 0) >= cpu_limit - 0.05
+            ):
+                return RunStatus.CPU_LIMIT, M.MSG_CPU_LIMIT.format(seconds=cpu_limit)
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = str(sig)
+            return RunStatus.SIGNALED, M.MSG_SIGNALED.format(signal=name)
+        return RunStatus.EXITED, M.MSG_EXITED.format(code=info.get("code"))

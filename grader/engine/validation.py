@@ -1,0 +1,89 @@
+"""Validate an exercise: the reference must pass, and every known wrong implementation must be
+caught by some check. No Django imports; ``grader.services.exercises`` wraps it for a row.
+
+Everything runs through the executor given (the sandbox in the admin and the grade command),
+exactly as a student's submission would: the reference and wrong implementations as source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from grader.engine.executors.base import Executor
+from grader.engine.grading import PASSED, ExerciseSpec, Verdict, grade
+from grader.engine.misconceptions import MISCONCEPTIONS, wrong_implementations_for
+
+# A fixed seed: validation is reproducible, and an instructor can rerun it after an edit.
+VALIDATION_SEED = 0
+
+
+@dataclass(frozen=True)
+class ValidationRow:
+    code: str  # the misconception
+    title: str
+    implementation: str  # the wrong implementation's name
+    verdict: Verdict
+    failed_checks: tuple[str, ...]  # names of the checks that catch it
+
+    @property
+    def caught(self) -> bool:
+        return bool(self.failed_checks) or self.verdict.status != PASSED
+
+    @property
+    def named(self) -> bool:
+        """Did the diagnosis name this row's misconception?"""
+        return self.code in self.verdict.diagnosis
+
+    def catches(self, check_name: str) -> bool:
+        return check_name in self.failed_checks
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    slug: str
+    check_names: tuple[str, ...]
+    check_labels: tuple[str, ...]
+    reference: Verdict
+    rows: tuple[ValidationRow, ...] = field(default_factory=tuple)
+
+    @property
+    def reference_passed(self) -> bool:
+        return self.reference.status == PASSED
+
+    @property
+    def uncaught(self) -> tuple[str, ...]:
+        """Misconceptions that no check catches (in any of their implementations)."""
+        return tuple(dict.fromkeys(r.code for r in self.rows if not r.caught))
+
+    @property
+    def unnamed(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.code for r in self.rows if not r.named))
+
+    @property
+    def ok(self) -> bool:
+        return self.reference_passed and not self.uncaught
+
+
+def validate_spec(
+    *, spec: ExerciseSpec, reference_source: str, executor: Executor, seed: int = VALIDATION_SEED
+) -> ValidationReport:
+    reference = grade(spec=spec, code=reference_source, seed=seed, executor=executor)
+    rows = []
+    for impl in wrong_implementations_for(spec.kind):
+        verdict = grade(spec=spec, code=impl.source(spec.entry_point), seed=seed, executor=executor)
+        rows.append(
+            ValidationRow(
+                code=impl.code,
+                title=MISCONCEPTIONS[impl.code].title,
+                implementation=impl.name,
+                verdict=verdict,
+                failed_checks=tuple(c.name for c in verdict.checks if not c.passed),
+            )
+        )
+    return ValidationReport(
+        slug=spec.slug,
+        check_names=tuple(c.name for c in spec.checks),
+        check_labels=tuple(c.label or c.name for c in spec.checks),
+        reference=reference,
+        rows=tuple(rows),
+    )

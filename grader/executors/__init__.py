@@ -1,9 +1,0 @@
-"""Executors compute a student function's outputs on given inputs; they never judge them.
-
-The checks (trusted code in ``grader.checks``) decide pass/fail from what an executor returns,
-outside the process that ran the student's code.
-"""
-
-from grader.executors.base import Call, CallResult, Executor, Limits, RunResult, RunStatus
-
-__all__ = ["Call", "CallResult", "Executor", "Limits", "RunResult", "RunStatus"]

@@ -1,9 +1,0 @@
-from django.urls import path
-
-from grader import views
-
-app_name = "grader"
-urlpatterns = [
-    path("exercises/", views.exercise_list, name="exercise-list"),
-    path("exercises/<slug:slug>/", views.exercise_detail, name="exercise-detail"),
-]

@@ -1,0 +1,1 @@
+"""Web pages of the grader app: one module per concern (exercises, submissions)."""

@@ -1,0 +1,47 @@
+"""Exercise pages: the contract, the starter code and the submit panel (the lead's)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import NoReverseMatch, reverse
+
+from grader.engine.misconceptions import QUESTION_PATH
+from grader.selectors.exercises import exercise_get_published, exercise_list_published
+from grader.selectors.submissions import submissions_of_user
+from questions.rendering import render_markdown
+
+
+def _question_url(slug: str) -> str:
+    """The question page this exercise demonstrates (a plain path if its URL is not routed)."""
+    if not slug:
+        return ""
+    try:
+        return reverse("questions:detail", kwargs={"slug": slug})
+    except NoReverseMatch:
+        return QUESTION_PATH.format(question=slug)
+
+
+def exercise_list(request: HttpRequest) -> HttpResponse:
+    exercises = [
+        {"exercise": e, "question_url": _question_url(e.question_slug)}
+        for e in exercise_list_published()
+    ]
+    return render(request, "grader/exercise_list.html", {"exercises": exercises})
+
+
+def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    exercise = exercise_get_published(slug=slug)
+    context = {
+        "exercise": exercise,
+        "statement_html": render_markdown(exercise.statement),
+        "question_url": _question_url(exercise.question_slug),
+        "editor_code": exercise.starter_code,
+        "resumed": False,
+    }
+    if request.user.is_authenticated and not request.GET.get("fresh"):
+        # A returning student continues from their latest submission, not the starter code.
+        latest = submissions_of_user(user=request.user, exercise=exercise).first()
+        if latest is not None:
+            context.update(editor_code=latest.code, resumed=latest)
+    return render(request, "grader/exercise_detail.html", context)
