@@ -11,7 +11,7 @@ def attention(Q, K, V, mask=None):
         "/work/main/manage.py",
         "/work/main/quizsite/settings.py",
         "/work/main/.env",
-        "/work/main/grader/checks.py",
+        "/work/main/grader/engine/reference.py",
         "/work/main/grader/models.py",
         "/work",
         "/home",
