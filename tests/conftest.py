@@ -19,7 +19,7 @@ def seed_content(db: None) -> None:
     """
     from django.apps import apps
 
-    from questions.content import content_load
+    from questions.content_loading import content_load
 
     content_load(apps)
 

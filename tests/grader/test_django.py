@@ -204,10 +204,10 @@ def test_submission_admin_is_read_only(client, instructor):
 
 def test_rebuttal_links_point_at_existing_wrong_answers():
     from grader.engine.misconceptions import MISCONCEPTIONS, QUESTION_SLUG
-    from questions.content import Q003
+    from questions.content_files import content_bundle
     from questions.selectors import wrong_answer_url
 
-    assert Q003["slug"] == QUESTION_SLUG
+    Q003 = content_bundle().question(QUESTION_SLUG)  # KeyError if the slug changed
     wrong_slugs = {w["slug"] for w in Q003["wrong_answers"]}
     for m in MISCONCEPTIONS.values():
         if m.wrong_answer_slug:

@@ -1,4 +1,4 @@
-"""The seed content: slugs other tools rely on, and every figure recomputed."""
+"""The seed content (questions/content/*.md): slugs other tools rely on, every figure recomputed."""
 
 from __future__ import annotations
 
@@ -8,8 +8,14 @@ import re
 import numpy as np
 import pytest
 
-from questions.content import EXPLAINER, Q002, Q003, Q004
+from questions.content_files import content_bundle
 from questions.models import Page, Question, Status
+
+BUNDLE = content_bundle()
+Q002 = BUNDLE.question("scaled-dot-product-attention-by-hand")
+Q003 = BUNDLE.question("why-divide-before-softmax")
+Q004 = BUNDLE.question("why-divide-before-mixing")
+EXPLAINER = BUNDLE.page("why-divide-by-sqrt-d")
 
 Q = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 0]], float)
 K = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], float)
