@@ -1,18 +1,73 @@
-"""Authoring: a question with its follow-ups, wrong answers and key points on one page."""
+"""Authoring: a question with its follow-ups, wrong answers, key points and example answers
+on one page; Validate runs the assessor on the examples; the preview shows unsaved edits."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
-from django.db.models import ForeignKey, QuerySet
+from django.core.exceptions import PermissionDenied
+from django.db.models import ForeignKey, Model, QuerySet
 from django.forms import ModelChoiceField
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
 
 from questions import services
-from questions.models import Attempt, FollowUp, KeyPoint, Page, Question, Role, Status, WrongAnswer
+from questions.models import (
+    Attempt,
+    ExampleAnswer,
+    FollowUp,
+    KeyPoint,
+    Page,
+    Question,
+    Role,
+    Status,
+    WrongAnswer,
+)
+
+MSG_VALIDATE_ONE = "Select exactly one question to validate."
+MSG_KEY_POINT_OTHER_TARGET = (
+    "These key points belong to another part of the question: {slugs}. An answer to the "
+    "question itself expects the question's key points; an answer to a follow-up, that "
+    "follow-up's."
+)
+MSG_NO_WRONG_ANSWER_ON_FOLLOW_UP = "Follow-ups have no wrong answers: leave it as none."
+MSG_DRAFT_INVALID = "The edit has errors, so it cannot be previewed. Fix them on the edit page."
+NO_WRONG_ANSWER_CHOICE = ("", "none: the answer states no wrong answer")
+# Example answers inlined on a question's page (the newest); the rest are in their own list.
+INLINE_EXAMPLES_SHOWN = 20
+
+# The admin's own per-question fields a draft carries (everything a candidate sees).
+DRAFT_QUESTION_FIELDS = (
+    "title",
+    "level",
+    "status",
+    "prompt",
+    "short_answer",
+    "full_answer",
+    "exercise_slugs",
+)
+DRAFT_INLINE_FIELDS = {
+    "follow_ups": (
+        "ordering",
+        "level",
+        "prompt",
+        "expected_answer",
+        "check_kind",
+        "expected_number",
+        "tolerance",
+        "expected_shape",
+        "choices",
+        "correct_choice",
+    ),
+    "wrong_answers": ("slug", "statement", "rebuttal", "patterns", "ordering"),
+    "key_points": ("slug", "label", "patterns", "ordering"),
+}
 
 
 class FollowUpInline(admin.StackedInline):
@@ -34,6 +89,12 @@ class WrongAnswerInline(admin.StackedInline):
     fields = (("slug", "ordering"), "statement", "rebuttal", "patterns")
 
 
+def _follow_ups_of_this_question(request: HttpRequest) -> QuerySet[FollowUp]:
+    # The question being edited (or, on the preview-draft URL, previewed).
+    object_id = request.resolver_match.kwargs.get("object_id")
+    return FollowUp.objects.filter(question_id=object_id or 0)
+
+
 class KeyPointInline(admin.TabularInline):
     model = KeyPoint
     extra = 0
@@ -44,9 +105,142 @@ class KeyPointInline(admin.TabularInline):
     ) -> ModelChoiceField | None:
         # Only this question's follow-ups make sense here.
         if db_field.name == "follow_up":
-            object_id = request.resolver_match.kwargs.get("object_id")
-            kwargs["queryset"] = FollowUp.objects.filter(question_id=object_id or 0)
+            kwargs["queryset"] = _follow_ups_of_this_question(request)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+@dataclass(frozen=True)
+class _ExampleChoices:
+    key_points: list[tuple[str, str]]
+    wrong_answers: list[tuple[str, str]]
+    # slug -> the follow-up id it belongs to (None: the question itself).
+    key_point_targets: dict[str, int | None]
+
+
+def _example_choices(question: Question | None) -> _ExampleChoices:
+    """The choices of every example form of one question, read once per request: the
+    inline builds twenty forms and an empty one from the same question instance."""
+    if question is None or not question.pk:
+        return _ExampleChoices([], [NO_WRONG_ANSWER_CHOICE], {})
+    cached = getattr(question, "_example_choices", None)
+    if cached is not None:
+        return cached
+    key_points = list(question.key_points.select_related("follow_up"))
+    choices = _ExampleChoices(
+        key_points=[
+            (
+                kp.slug,
+                kp.slug
+                if kp.follow_up is None
+                else f"{kp.slug} (follow-up {kp.follow_up.ordering + 1})",
+            )
+            for kp in key_points
+        ],
+        wrong_answers=[NO_WRONG_ANSWER_CHOICE]
+        + [(wa.slug, wa.slug) for wa in question.wrong_answers.all()],
+        key_point_targets={kp.slug: kp.follow_up_id for kp in key_points},
+    )
+    question._example_choices = choices  # type: ignore[attr-defined]
+    return choices
+
+
+class ExampleAnswerForm(forms.ModelForm):
+    """Expected key points as checkboxes and the wrong answer as a choice, from the question's
+    own (saved) key points and wrong answers: a typo in a slug cannot be stored."""
+
+    expected_key_points = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Key points added in this edit appear here once it is saved.",
+    )
+    expected_wrong_answer = forms.ChoiceField(required=False, choices=[NO_WRONG_ANSWER_CHOICE])
+
+    class Meta:
+        model = ExampleAnswer
+        fields = (
+            "text",
+            "follow_up",
+            "expected_key_points",
+            "expected_wrong_answer",
+            "note",
+            "ordering",
+        )
+        widgets = {"text": forms.Textarea(attrs={"rows": 3, "cols": 48})}
+
+    def __init__(self, *args: Any, question: Question | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = _example_choices(question)
+        self.key_point_targets = choices.key_point_targets
+        self.fields["expected_key_points"].choices = choices.key_points
+        self.fields["expected_wrong_answer"].choices = choices.wrong_answers
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        follow_up = data.get("follow_up")
+        target = follow_up.pk if follow_up else None
+        elsewhere = [
+            slug
+            for slug in data.get("expected_key_points") or []
+            if self.key_point_targets.get(slug) != target
+        ]
+        if elsewhere:
+            self.add_error(
+                "expected_key_points",
+                MSG_KEY_POINT_OTHER_TARGET.format(slugs=", ".join(elsewhere)),
+            )
+        if follow_up is not None and data.get("expected_wrong_answer"):
+            self.add_error("expected_wrong_answer", MSG_NO_WRONG_ANSWER_ON_FOLLOW_UP)
+        return data
+
+
+class ExampleAnswerInline(admin.TabularInline):
+    """The latest example answers, on the question's page; all of them in their own list.
+
+    A question seeded from the evaluation set has hundreds of examples: inlined in full they
+    would make the change form a few thousand fields (over DATA_UPLOAD_MAX_NUMBER_FIELDS) and
+    a very long page. Only the latest are inlined; the formset edits exactly those and leaves
+    the others alone.
+    """
+
+    model = ExampleAnswer
+    form = ExampleAnswerForm
+    extra = 0
+    verbose_name = "Example answer"
+    verbose_name_plural = (
+        f"Example answers (the latest {INLINE_EXAMPLES_SHOWN}; Validate runs the assessor on all)"
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ExampleAnswer]:
+        qs = super().get_queryset(request)
+        object_id = request.resolver_match.kwargs.get("object_id")
+        if not object_id:
+            return qs
+        latest = qs.filter(question_id=object_id).order_by("-id").values_list("pk", flat=True)
+        return qs.filter(pk__in=list(latest[:INLINE_EXAMPLES_SHOWN]))
+
+    def formfield_for_foreignkey(
+        self, db_field: ForeignKey, request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField | None:
+        if db_field.name == "follow_up":
+            kwargs["queryset"] = _follow_ups_of_this_question(request)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+def _draft_rows(formset: forms.BaseInlineFormSet, names: tuple[str, ...]) -> list[dict]:
+    """The rows an inline formset would save, as plain data (the edit is validated, unsaved)."""
+    rows = []
+    for form in formset.forms:
+        if formset._should_delete_form(form):
+            continue
+        if form.instance.pk is None and not form.has_changed():
+            continue  # an untouched empty extra form
+        row = {name: getattr(form.instance, name) for name in names}
+        if isinstance(form.instance, FollowUp):
+            row["id"] = form.instance.pk
+        if isinstance(form.instance, KeyPoint):
+            row["follow_up_id"] = form.instance.follow_up_id
+        rows.append(row)
+    return rows
 
 
 @admin.register(Question)
@@ -63,8 +257,111 @@ class QuestionAdmin(admin.ModelAdmin):
         ("Who and how hard", {"fields": ("roles", "level", "ordering")}),
         ("Content", {"fields": ("prompt", "short_answer", "full_answer", "exercise_slugs")}),
     )
-    inlines = (FollowUpInline, WrongAnswerInline, KeyPointInline)
-    actions = ("publish", "unpublish")
+    inlines = (FollowUpInline, WrongAnswerInline, KeyPointInline, ExampleAnswerInline)
+    actions = ("publish", "unpublish", "validate_action")
+    change_form_template = "admin/questions/question/change_form.html"
+
+    def get_urls(self) -> list:
+        urls = [
+            path(
+                "<int:object_id>/validate/",
+                self.admin_site.admin_view(self.validate_view),
+                name="questions_question_validate",
+            ),
+            path(
+                # object_id, as the change view names it: the inlines read it to offer only
+                # this question's follow-ups, and the draft is validated by those inlines.
+                "<int:object_id>/preview-draft/",
+                self.admin_site.admin_view(self.preview_draft_view),
+                name="questions_question_preview_draft",
+            ),
+        ]
+        return urls + super().get_urls()
+
+    def get_formset_kwargs(
+        self, request: HttpRequest, obj: Model | None, inline: Any, prefix: str
+    ) -> dict[str, Any]:
+        kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
+        if isinstance(inline, ExampleAnswerInline):
+            kwargs["form_kwargs"] = {"question": obj}
+        return kwargs
+
+    def _question_for_change(self, request: HttpRequest, pk: int) -> Question:
+        question = get_object_or_404(Question, pk=pk)
+        # Not only is_staff: these pages judge and stage edits, so they need the right to edit.
+        if not self.has_change_permission(request, question):
+            raise PermissionDenied
+        return question
+
+    @admin.action(
+        description="Validate: run the assessor on the example answers", permissions=["change"]
+    )
+    def validate_action(
+        self, request: HttpRequest, queryset: QuerySet[Question]
+    ) -> HttpResponse | None:
+        if queryset.count() != 1:
+            self.message_user(request, MSG_VALIDATE_ONE, messages.WARNING)
+            return None
+        url = reverse("admin:questions_question_validate", args=[queryset.get().pk])
+        return HttpResponseRedirect(url)
+
+    def validate_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        question = self._question_for_change(request, object_id)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Validate “{question.title}”",
+            "question": question,
+            "opts": self.model._meta,
+        }
+        report = services.question_validate(question=question)
+        only_wrong = request.GET.get("show") == "wrong"
+        context.update(
+            report=report,
+            only_wrong=only_wrong,
+            shown=[v for v in report.verdicts if not (only_wrong and v.right)],
+        )
+        return TemplateResponse(request, "admin/questions/question/validate.html", context)
+
+    def preview_draft_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """The change form, POSTed here by "Preview unsaved changes": validated like a save,
+        kept in the session instead of the database, and shown on the preview."""
+        question = self._question_for_change(request, object_id)
+        # Validating the form writes the edit onto this instance (in memory only), slug
+        # included: the preview lives at the saved slug.
+        preview_url = reverse("questions:preview", args=[question.slug])
+        if request.method != "POST":
+            return HttpResponseRedirect(preview_url)
+        form_class = self.get_form(request, question, change=True)
+        form = form_class(request.POST, request.FILES, instance=question)
+        form_valid = form.is_valid()
+        formsets, _ = self._create_formsets(request, form.instance, change=True)
+        if not (form_valid and all(fs.is_valid() for fs in formsets)):
+            errors = [str(e) for e in form.errors.values()]
+            for formset in formsets:
+                errors += [str(e) for e in formset.non_form_errors()]
+                errors += [str(e) for f in formset.errors for e in f.values()]
+            context = {
+                **self.admin_site.each_context(request),
+                "title": MSG_DRAFT_INVALID,
+                "question": question,
+                "opts": self.model._meta,
+                "errors": errors,
+            }
+            return TemplateResponse(
+                request, "admin/questions/question/draft_invalid.html", context, status=400
+            )
+        content: dict[str, Any] = {
+            "fields": {name: getattr(form.instance, name) for name in DRAFT_QUESTION_FIELDS},
+            "roles": [role.pk for role in form.cleaned_data.get("roles", [])],
+        }
+        for formset in formsets:
+            names = DRAFT_INLINE_FIELDS.get(formset.prefix)
+            if names is not None:
+                content[formset.prefix] = _draft_rows(formset, names)
+        token = services.question_draft_save(
+            session=request.session, question=question, content=content
+        )
+        return HttpResponseRedirect(f"{preview_url}?draft={token}")
 
     def view_on_site(self, obj: Question) -> str:  # type: ignore[override]
         # "View on site" shows the preview, which also works for drafts.
@@ -92,6 +389,67 @@ class QuestionAdmin(admin.ModelAdmin):
             services.question_unpublish(question=question)
             count += 1
         self.message_user(request, f"Moved {count} question(s) back to draft.", messages.SUCCESS)
+
+
+@admin.register(ExampleAnswer)
+class ExampleAnswerAdmin(admin.ModelAdmin):
+    """Every example answer, filterable; added from the question's page (it knows the
+    question, so it can offer that question's key points and wrong answers)."""
+
+    form = ExampleAnswerForm
+    list_display = ("short_text", "question", "target", "expected", "expected_wrong_answer")
+    list_filter = ("question", ("follow_up", admin.EmptyFieldListFilter))
+    list_select_related = ("question", "follow_up")
+    search_fields = ("text", "note")
+    fields = (
+        "question",
+        "text",
+        "follow_up",
+        "expected_key_points",
+        "expected_wrong_answer",
+        "note",
+        "ordering",
+    )
+    readonly_fields = ("question",)
+
+    @admin.display(description="Answer")
+    def short_text(self, obj: ExampleAnswer) -> str:
+        return obj.text[:100]
+
+    @admin.display(description="Answers")
+    def target(self, obj: ExampleAnswer) -> str:
+        return f"follow-up {obj.follow_up.ordering + 1}" if obj.follow_up else "the question"
+
+    @admin.display(description="Expected key points")
+    def expected(self, obj: ExampleAnswer) -> str:
+        return ", ".join(obj.expected_key_points or []) or "none"
+
+    def get_form(
+        self, request: HttpRequest, obj: ExampleAnswer | None = None, **kwargs: Any
+    ) -> type[forms.ModelForm]:
+        form_class = super().get_form(request, obj, **kwargs)
+        question = obj.question if obj else None
+
+        class BoundToQuestion(form_class):  # type: ignore[misc, valid-type]
+            def __init__(self, *args: Any, **kw: Any) -> None:
+                kw.setdefault("question", question)
+                super().__init__(*args, **kw)
+
+        return BoundToQuestion
+
+    def formfield_for_foreignkey(
+        self, db_field: ForeignKey, request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField | None:
+        if db_field.name == "follow_up":
+            object_id = request.resolver_match.kwargs.get("object_id")
+            example = ExampleAnswer.objects.filter(pk=object_id or 0).first()
+            kwargs["queryset"] = FollowUp.objects.filter(
+                question_id=example.question_id if example else 0
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
 
 @admin.register(Role)

@@ -79,14 +79,18 @@ class AttemptCreateSerializer(serializers.Serializer):
         required=False, allow_null=True, help_text="Id of one of its follow-ups."
     )
     text = serializers.CharField(
-        max_length=services.ANSWER_MAX_CHARS,
         trim_whitespace=True,
-        error_messages={
-            "blank": services.ANSWER_EMPTY,
-            "required": services.ANSWER_EMPTY,
-            "max_length": services.ANSWER_TOO_LONG,
-        },
+        help_text=f"At most {services.ANSWER_MAX_CHARS} characters (a CRLF line break counts "
+        "as one); a longer answer is refused, never cut.",
+        error_messages={"blank": services.ANSWER_EMPTY, "required": services.ANSWER_EMPTY},
     )
+
+    def validate_text(self, value: str) -> str:
+        # The form's rule, from the same function: the API and the page refuse the same texts.
+        try:
+            return services.answer_text_clean(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages[0]) from exc
 
     def validate_question(self, value: str) -> Question:
         try:

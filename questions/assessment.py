@@ -3,23 +3,47 @@
 Everything here is a function of its arguments, so the web, the API and the `assess` command
 give the same verdict for the same text, and the tests need no database.
 
-Free text is assessed with key-point patterns (regular expressions written by instructors)
-and the nearest wrong answer. A pattern hit only counts when it is not negated: "a larger
-learning rate can't recover it" must not be read as the misconception "a larger learning
-rate recovers it".
+Free text is read the way an interviewer reads it, one sentence at a time:
+
+1. The text is normalised (case, quotes, root signs, LaTeX, arrows, subscripts) and split into
+   sentences; each sentence is split into clauses for negation.
+2. A text that is a bare list of keywords or a phrase repeated over and over earns nothing
+   (`is_stuffing`): key points are claims, and a word list states none.
+3. A key point is covered by a sentence in which one of its patterns matches without being
+   negated in its clause. Patterns are authored with the content, one per line, in two forms:
+   a regular expression, or a *concept* line starting with `~`: words (stemmed with the
+   Snowball English stemmer, so "normalised", "normalising" and "normalisation" are one word)
+   that must all occur within a few words of each other, in any order. `a|b` gives
+   alternatives, `a_b` a phrase, `a*` a prefix. Concepts catch paraphrases that no regex
+   author thinks of, such as "the weights stop being normalised and can sum to more than one".
+4. A wrong answer is a claim. It is matched only when a sentence *asserts* it: a hit that is
+   negated ("the division does not keep…"), attributed to someone else ("someone might say…
+   but", "it's a common myth that…"), introduced by "instead of"/"rather than", followed by
+   its refutation in the same clause ("dividing by d_k instead would over-shrink the scores"),
+   or ruled out by one of the wrong answer's own `!` lines ("softmax already makes them sum
+   to one") is a refutation, recorded as denied evidence, and costs nothing.
+
+Every decision carries the sentence that made it (`Evidence.sentence`).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+import snowballstemmer
 
 # User-facing messages. Tests assert on these constants, so change them here only.
 NUMBER_NOT_FOUND = "No number found in your answer. Write the value, for example 64."
 NUMBER_CORRECT = "Correct."
 NUMBER_WRONG = "Not quite: {got:g} is not within {tolerance:g} of the expected value."
+# With a tolerance of 0 "within 0" reads oddly: say what kind of value is expected instead.
+NUMBER_WRONG_INTEGER = "Not quite: the expected value is an integer, and {got:g} is not it."
+NUMBER_WRONG_EXACT = "Not quite: {got:g} is not the expected value."
 SHAPE_NOT_FOUND = "No shape found in your answer. Write it like (n, n)."
 SHAPE_CORRECT = "Correct shape."
 SHAPE_WRONG = "Not quite: {got} is not the expected shape."
@@ -27,7 +51,14 @@ CHOICE_MISSING = "Pick one of the options."
 CHOICE_CORRECT = "Correct choice."
 CHOICE_WRONG = "Not this one."
 TEXT_PASSED = "You covered the main points."
-TEXT_PARTIAL = "Some key points are missing."
+# A passed check can still miss a point: it stays a pass, and says what else to mention.
+TEXT_PASSED_MISSING = "You covered the main points. Not mentioned yet: {missing}."
+TEXT_PARTIAL = "Some key points are missing: {missing}."
+TEXT_NONE = "None of the key points is there yet. Missing: {missing}."
+TEXT_STUFFING = (
+    "This reads as a list of keywords or a repeated phrase, so it earns no key points. "
+    "Explain the argument in sentences."
+)
 
 # A stated misconception costs this much of the score: interviewers weigh a wrong claim
 # against the right ones, but a single slip should not erase everything else.
@@ -38,6 +69,15 @@ TEXT_PASS_SHARE = 0.5
 # share of the statement's content words (and at least MIN_SHARED_WORDS of them).
 RESEMBLANCE_SHARE = 0.75
 MIN_SHARED_WORDS = 3
+# The words of a concept line must all fall within this many words of each other: a
+# sentence-wide bag of words would let a long answer match anything.
+CONCEPT_WINDOW_WORDS = 12
+
+# Stances of a hit, as recorded in Evidence.stance.
+ASSERTED = "asserted"
+NEGATED = "negated"
+REFUTED = "refuted"
+STUFFING = "stuffing"
 
 # Words that flip the meaning of what follows them in the same clause. "without" is left
 # out on purpose: "without the division the scores grow" asserts that they grow.
@@ -45,11 +85,18 @@ _NEGATORS = re.compile(
     r"\b(?:not|no|never|none|nothing|neither|nor|cannot|can't|won't|doesn't|don't|didn't|"
     r"isn't|aren't|wasn't|weren't|shouldn't|wouldn't|couldn't|hardly|barely|fails? to)\b|n't\b"
 )
+_NEGATOR_WORDS = frozenset(
+    ["not", "no", "never", "none", "nothing", "neither", "nor", "cannot", "hardly", "barely"]
+)
 # Negation reaches back at most this many words, and never across a clause boundary.
 _NEGATION_WINDOW_WORDS = 4
 _NEGATION_AFTER_WORDS = 2
-_CLAUSE_BOUNDARY = re.compile(r"[.;:!?,()\n]|\b(?:but|because|since|so|although|though|while)\b")
+_CLAUSE_BOUNDARY = re.compile(
+    r"[.;:!?,()\n]|\s[-\u2013\u2014]\s|\u2014|"
+    r"\b(?:but|because|since|so|although|though|while|whereas|hence|thus)\b"
+)
 _WORD = re.compile(r"[a-z0-9_']+")
+_TOKEN = re.compile(r"[a-z0-9_'\-]+|[^\sa-z0-9_'\-]")
 _STOPWORDS = frozenset(
     [
         "a",
@@ -92,6 +139,111 @@ _STOPWORDS = frozenset(
         "could",
     ]
 )
+# Words that make a sentence a sentence: a text with none of them is a word list.
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "are",
+        "be",
+        "been",
+        "being",
+        "was",
+        "were",
+        "it",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "these",
+        "those",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "into",
+        "as",
+        "so",
+        "and",
+        "or",
+        "but",
+        "because",
+        "if",
+        "then",
+        "than",
+        "when",
+        "which",
+        "who",
+        "not",
+        "no",
+        "do",
+        "does",
+        "did",
+        "doesn't",
+        "don't",
+        "isn't",
+        "would",
+        "will",
+        "can",
+        "could",
+        "should",
+        "might",
+        "may",
+        "has",
+        "have",
+        "had",
+        "get",
+        "gets",
+        "make",
+        "makes",
+        "we",
+        "you",
+        "i",
+        "they",
+        "there",
+        "he",
+        "she",
+        "our",
+        "your",
+        "their",
+    ]
+)
+_DOUBLED_WORD = re.compile(r"\b([a-z][a-z_'-]+)\s+\1\b")
+_KEYWORD_LABEL = re.compile(r"^\s*(?:key ?words?|keywords|tags|terms)\s*:", re.IGNORECASE)
+
+# Someone else's claim, about to be refuted: "someone might say", "a common myth is".
+_ATTRIBUTION = re.compile(
+    r"\b(?:some(?:one|body| people)?|people|many|others?|a lot of people|you|one|the new engineer)"
+    r"\s+(?:might|may|could|would|will|often|sometimes|usually|tend to|will often)?\s*"
+    r"(?:say|says|said|think|thinks|claim|claims|suggest|suggests|believe|believes|argue|"
+    r"argues|assume|assumes|call|calls|expect|expects|propose|proposes)\b"
+    r"|\b(?:common |popular |classic )?(?:myth|misconception|misunderstanding|mistake|fallacy)\b"
+    r"|\btempting to\b|\bcontrary to\b|\bnot true that\b|\bisn'?t true that\b|\bit'?s not that\b"
+    r"|\bit is not that\b|\bwrong to (?:say|think)\b"
+)
+# "instead of X", "rather than X": X is what the speaker rejects.
+_REJECTED_ALTERNATIVE = re.compile(
+    r"\b(?:instead of|rather than|not by|as opposed to)(?:\s+[a-z']+){0,2}\s*$"
+)
+# A verdict after a claim, in the same clause, that refutes it: "dividing by d_k instead
+# would over-shrink the scores", "scaling V changes nothing".
+_REFUTING_VERDICT = re.compile(
+    r"\b(?:over-?\w+|too (?:small|much|far|aggressive|little)|flatten\w*|destabili[sz]\w*|"
+    r"breaks?|hurts?|fails?|wrong|worse|useless|pointless|nothing|doesn'?t|don'?t|won'?t|"
+    r"wouldn'?t|isn'?t|aren'?t|can'?t|cannot|not|never|no longer helps?|only rescales?|"
+    r"amplif\w*|myth)\b"
+)
+
+_STEMMER = snowballstemmer.stemmer("english")
+# British -ise spellings stem differently from -ize ones ("normalis" vs "normal"): fold them.
+_BRITISH_ISE = re.compile(r"is(e|ed|es|ing|ation|ations)$")
 
 
 @dataclass(frozen=True)
@@ -110,11 +262,23 @@ class WrongAnswerSpec:
 
 @dataclass(frozen=True)
 class Evidence:
-    """Why a pattern counted (or did not): the text it matched and whether it was negated."""
+    """Why a pattern counted (or did not): the text it matched, whether it was negated (or
+    otherwise refuted), the sentence it was found in and how that sentence takes the claim."""
 
     slug: str
     matched: str
     negated: bool
+    sentence: str = ""
+    stance: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "slug": self.slug,
+            "matched": self.matched,
+            "negated": self.negated,
+            "sentence": self.sentence,
+            "stance": self.stance,
+        }
 
 
 @dataclass(frozen=True)
@@ -124,6 +288,7 @@ class TextAssessment:
     wrong_answer: str | None
     score: float
     evidence: list[Evidence] = field(default_factory=list)
+    stuffing: bool = False
 
     def summary(self) -> dict[str, object]:
         """The one-line shape the `assess` command and the API promise."""
@@ -138,9 +303,8 @@ class TextAssessment:
             "kind": "text",
             **self.summary(),
             "missed": self.missed,
-            "evidence": [
-                {"slug": e.slug, "matched": e.matched, "negated": e.negated} for e in self.evidence
-            ],
+            "stuffing": self.stuffing,
+            "evidence": [e.as_dict() for e in self.evidence],
         }
 
 
@@ -160,18 +324,39 @@ class CheckResult:
         }
 
 
+_SUBSCRIPTS = str.maketrans({"ₖ": "k", "ᵀ": "t", "⊤": "t", "ᵏ": "k", "ₜ": "t"})
+
+
 def normalise_text(text: str) -> str:
-    """Lower-case, straighten quotes and spell out the root sign, so patterns stay simple."""
-    text = text.lower()
+    """Lower-case, straighten quotes and spell out the root sign, arrows and other symbols,
+    so patterns stay simple."""
+    text = text.translate(_SUBSCRIPTS).lower()
+    text = re.sub(r"\bd k\b", "d_k", text)
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u2212", "-")
     text = text.replace("√", " sqrt ")
     # Candidates type LaTeX too: "$\\sqrt{d_k}$" reads as "sqrt d_k" for the patterns.
     text = text.replace("\\sqrt", " sqrt ").replace("$", "")
     text = re.sub(r"[{}]", " ", text)
     text = re.sub(r"\bcan not\b", "cannot", text)
+    # "almost nothing", "next to no signal" state that something is tiny; they deny nothing.
+    text = re.sub(
+        r"\b(?:almost|nearly|next to|close to|practically|virtually|basically) nothing\b",
+        "almost zero",
+        text,
+    )
+    text = re.sub(
+        r"\b(?:almost|nearly|next to|practically|virtually|basically) no\b", "little", text
+    )
+    text = re.sub(r"\bno matter\b", "regardless of", text)
+    # "a → b" states a consequence: read it as "a so b", which is also a clause boundary.
+    text = re.sub(r"\s*(?:→|⇒|⟹|=>|-->|->)\s*", " so ", text)
+    text = text.replace("÷", " divided by ").replace("∝", " proportional to ")
+    text = text.replace("≈", " about ").replace("≫", " much greater than ")
+    text = text.replace("≪", " much less than ").replace("≠", " not equal to ")
     return re.sub(r"[ \t]+", " ", text)
 
 
+@lru_cache(maxsize=4096)
 def _compile(pattern: str) -> re.Pattern[str] | None:
     try:
         return re.compile(pattern, re.IGNORECASE)
@@ -181,17 +366,65 @@ def _compile(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
+# --- Sentences and clauses ------------------------------------------------------------------
+
+# A sentence ends at . ! ? followed by a space (so "0.125", "e.g" and "Q@K.T" stay whole) or
+# at a newline. A run of bullet lines is one enumeration: its items are joined with "; ", so
+# a chain of steps ("- Q K^T", "- divide", "- softmax", "- times V") reads as one statement
+# while each item stays its own clause for negation.
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?]+(?=\s|$)")
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a normalised text, in order (a bullet list counts as one)."""
+    sentences: list[str] = []
+    items: list[str] = []
+
+    def flush() -> None:
+        joined = "; ".join(i for i in items if i)
+        if joined:
+            sentences.append(joined)
+        items.clear()
+
+    for line in text.split("\n"):
+        bullet = _BULLET.match(line)
+        if bullet:
+            items.append(line[bullet.end() :].strip().rstrip("."))
+            continue
+        flush()
+        for part in _SENTENCE_END.split(line):
+            part = part.strip()
+            if part:
+                sentences.append(part)
+    flush()
+    return sentences
+
+
+def _clause_start(text: str, position: int) -> int:
+    start = 0
+    for boundary in _CLAUSE_BOUNDARY.finditer(text, 0, position):
+        start = boundary.end()
+    return start
+
+
+def _clause_end(text: str, position: int) -> int:
+    boundary = _CLAUSE_BOUNDARY.search(text, position)
+    return boundary.start() if boundary else len(text)
+
+
+def _is_negator(word: str) -> bool:
+    return word in _NEGATOR_WORDS or word.endswith("n't") or word in ("fail", "fails")
+
+
 def is_negated(text: str, start: int, end: int, pattern: str = "") -> bool:
     """True when a negator governs text[start:end].
 
     Looks at the match itself, at up to four words before it and two after it in the same
-    clause. When the
-    pattern itself spells a negation ("no error"), the author meant it, so only the words
-    before the match are checked.
+    clause. When the pattern itself spells a negation ("no error"), the author meant it, so
+    only the words before the match are checked.
     """
-    clause_start = 0
-    for boundary in _CLAUSE_BOUNDARY.finditer(text, 0, start):
-        clause_start = boundary.end()
+    clause_start = _clause_start(text, start)
     before_words = _WORD.findall(text[clause_start:start])[-_NEGATION_WINDOW_WORDS:]
     if any(_NEGATORS.fullmatch(w) or w.endswith("n't") for w in before_words):
         return True
@@ -199,39 +432,258 @@ def is_negated(text: str, start: int, end: int, pattern: str = "") -> bool:
         return False
     if _NEGATORS.search(text[start:end]):
         return True
-    # "scaling the values would not help": a negator just after the claim also flips it.
-    boundary = _CLAUSE_BOUNDARY.search(text, end)
-    after = text[end : boundary.start() if boundary else len(text)]
+    # "scaling the values would not help": a negator just after the claim also flips it,
+    # unless a relative clause starts there ("a winner-takes-all that barely passes…").
+    after = text[end : _clause_end(text, end)]
+    after = re.split(r"\b(?:that|which|who|and|or)\b", after, maxsplit=1)[0]
     after_words = _WORD.findall(after)[:_NEGATION_AFTER_WORDS]
     return any(_NEGATORS.fullmatch(w) or w.endswith("n't") for w in after_words)
 
 
-def find_unnegated(text: str, patterns: Iterable[str]) -> tuple[Evidence | None, list[Evidence]]:
-    """The first non-negated hit of any pattern, plus every hit seen (for the explanation).
+# --- Stemmed concepts -------------------------------------------------------------------------
 
-    Hits that overlap a negated hit are negated too: in "not true that a larger learning rate
-    recovers it" a shorter pattern matching only "learning rate recovers" is the same denied
-    claim, even though the "not" lies outside its own window.
+
+def stem(word: str) -> str:
+    """The Snowball English stem, with British -ise spellings folded into -ize ones."""
+    word = word.strip("'")
+    if len(word) > 6:
+        word = _BRITISH_ISE.sub(lambda m: "iz" + m.group(1), word)
+    return _STEMMER.stemWord(word)
+
+
+@dataclass(frozen=True)
+class _Concept:
+    """A parsed `~` line: every term must occur; a term is a set of alternatives, each a
+    sequence of stems (a phrase), the last of which may be a prefix."""
+
+    terms: tuple[tuple[tuple[tuple[str, bool], ...], ...], ...]
+    # Whether the author wrote a negator into the concept ("~ no error"): then a negator in
+    # the text is the claim, not its denial.
+    negative: bool
+
+
+@lru_cache(maxsize=4096)
+def _parse_concept(line: str) -> _Concept | None:
+    body = line.strip()[1:].strip().lower()
+    if not body:
+        return None
+    terms = []
+    negative = False
+    for raw_term in body.split():
+        alternatives = []
+        for alt in raw_term.split("|"):
+            words = []
+            for part in alt.split("_"):
+                if not part:
+                    continue
+                prefix = part.endswith("*")
+                part = part.rstrip("*")
+                if _is_negator(part):
+                    negative = True
+                words.append((part if prefix else stem(part), prefix))
+            if words:
+                alternatives.append(tuple(words))
+        if alternatives:
+            terms.append(tuple(alternatives))
+    return _Concept(tuple(terms), negative) if terms else None
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    text: str
+    words: tuple[str, ...]  # lower-case word tokens, punctuation dropped
+    stems: tuple[str, ...]
+    clause_of: tuple[int, ...]  # the clause index of each word
+
+
+_CLAUSE_WORDS = frozenset(
+    ["but", "because", "since", "so", "although", "though", "while", "whereas", "hence", "thus"]
+)
+
+
+def _sentence(text: str) -> _Sentence:
+    words: list[str] = []
+    clause_of: list[int] = []
+    clause = 0
+    for token in _TOKEN.findall(text):
+        if not (token[0].isalnum() or token[0] in "_'"):
+            if token in ",;:()!?—–":
+                clause += 1
+            continue
+        if token in _CLAUSE_WORDS:
+            clause += 1
+        words.append(token)
+        clause_of.append(clause)
+    return _Sentence(text, tuple(words), tuple(stem(w) for w in words), tuple(clause_of))
+
+
+def _term_positions(sentence: _Sentence, term: tuple[tuple[tuple[str, bool], ...], ...]) -> list:
+    positions = []
+    stems, words = sentence.stems, sentence.words
+    for alternative in term:
+        size = len(alternative)
+        for i in range(len(stems) - size + 1):
+            ok = True
+            for j, (want, prefix) in enumerate(alternative):
+                got = words[i + j] if prefix else stems[i + j]
+                if not (got.startswith(want) if prefix else got == want):
+                    ok = False
+                    break
+            if ok:
+                positions.append((i, i + size - 1))
+    return positions
+
+
+def _concept_hit(sentence: _Sentence, concept: _Concept) -> tuple[str, bool] | None:
+    """The words a concept matched in the sentence (the tightest window) and whether a
+    negator governs them; None if the concept is not there."""
+    per_term = [_term_positions(sentence, term) for term in concept.terms]
+    if any(not p for p in per_term):
+        return None
+    best: tuple[int, int, tuple] | None = None
+    # The sentences are short and so are the position lists, so the product stays small;
+    # cap it anyway so a pathological answer cannot cost more than a few milliseconds.
+    for combo in itertools.islice(itertools.product(*per_term), 2000):
+        lo = min(p[0] for p in combo)
+        hi = max(p[1] for p in combo)
+        if hi - lo <= CONCEPT_WINDOW_WORDS and (best is None or hi - lo < best[1] - best[0]):
+            best = (lo, hi, combo)
+    if best is None:
+        return None
+    lo, hi, combo = best
+    used = {i for a, b in combo for i in range(a, b + 1)}
+    clauses = {sentence.clause_of[i] for i in used}
+    negated = False
+    if not concept.negative:
+        for i in range(max(0, lo - _NEGATION_WINDOW_WORDS), min(len(sentence.words), hi + 3)):
+            if (
+                i not in used
+                and sentence.clause_of[i] in clauses
+                and _is_negator(sentence.words[i])
+            ):
+                negated = True
+                break
+    return " ".join(sentence.words[lo : hi + 1]), negated
+
+
+# --- Stuffing -----------------------------------------------------------------------------------
+
+
+def is_stuffing(text: str) -> bool:
+    """True for a bare keyword list or a phrase repeated to pile up matches.
+
+    A short answer in sentences ("Tiny gradients, flat loss.") is not a list: a list is five
+    or more items of one or two words with no function word anywhere, a run of seven or more
+    words with no function word and no punctuation, a "Keywords:" label, or the same words
+    said over and over.
     """
-    hits: list[tuple[int, int, str, bool]] = []
-    for pattern in patterns:
-        compiled = _compile(pattern)
+    normalised = normalise_text(text)
+    words = _WORD.findall(normalised)
+    if not words:
+        return False
+    if _KEYWORD_LABEL.match(normalised):
+        return True
+    # "spike spike … divide divide": the same word twice in a row, more than once.
+    if len(_DOUBLED_WORD.findall(normalised)) >= 2:
+        return True
+    # The same few words over and over. Only real words count: a formula repeats d_k and q.
+    real = [w for w in words if len(w) >= 3 and w.isalpha()]
+    if len(real) >= 6 and len(real) <= 60 and len(set(real)) / len(real) <= 0.5:
+        return True
+    items = [i for i in re.split(r"[,;\n]", normalised) if _WORD.search(i)]
+    if len(items) >= 5 and sum(len(_WORD.findall(i)) for i in items) / len(items) <= 2.5:
+        return True
+    if any(w in _FUNCTION_WORDS for w in words):
+        return False
+    return len(words) >= 7 and not re.search(r"[.,;:!?()\n]", normalised.strip().rstrip("."))
+
+
+# --- Matching -------------------------------------------------------------------------------------
+
+
+def _pattern_hits(
+    sentence: _Sentence, patterns: Iterable[str]
+) -> list[tuple[int, int, str, bool, str]]:
+    """Every hit of a spec's patterns in one sentence: (start, end, matched, negated, line).
+    Concept hits have no character offsets (-1)."""
+    hits = []
+    for line in patterns:
+        line = line.strip()
+        if not line or line.startswith("!"):
+            continue
+        if line.startswith("~"):
+            concept = _parse_concept(line)
+            if concept is None:
+                continue
+            found = _concept_hit(sentence, concept)
+            if found is not None:
+                hits.append((-1, -1, found[0], found[1], line))
+            continue
+        compiled = _compile(line)
         if compiled is None:
             continue
-        for match in compiled.finditer(text):
+        for match in compiled.finditer(sentence.text):
             if match.end() > match.start():
-                negated = is_negated(text, match.start(), match.end(), pattern)
-                hits.append((match.start(), match.end(), match.group(0), negated))
-    denied = [(start, end) for start, end, _, negated in hits if negated]
+                negated = is_negated(sentence.text, match.start(), match.end(), line)
+                hits.append((match.start(), match.end(), match.group(0), negated, line))
+    # Hits that overlap a negated hit are negated too: in "not true that a larger learning
+    # rate recovers it" a shorter pattern matching only "learning rate recovers" is the same
+    # denied claim, even though the "not" lies outside its own window.
+    # A pattern that spells its own negation ("weights (are )?not normalised") is exempt:
+    # its author meant the negation, which the overlapping plain hit then only repeats.
+    denied = [(s, e) for s, e, _, neg, _ in hits if neg and s >= 0]
+    return [
+        (
+            s,
+            e,
+            m,
+            neg
+            or (not _NEGATORS.search(line.lower()) and any(s < de and ds < e for ds, de in denied)),
+            line,
+        )
+        for s, e, m, neg, line in hits
+    ]
+
+
+def find_unnegated(text: str, patterns: Iterable[str]) -> tuple[Evidence | None, list[Evidence]]:
+    """The first non-negated hit of any pattern, plus every hit seen (for the explanation)."""
+    patterns = tuple(patterns)
     seen: list[Evidence] = []
     first: Evidence | None = None
-    for start, end, matched, negated in hits:
-        negated = negated or any(start < d_end and d_start < end for d_start, d_end in denied)
-        evidence = Evidence(slug="", matched=matched, negated=negated)
-        seen.append(evidence)
-        if first is None and not negated:
-            first = evidence
+    for raw in split_sentences(normalise_text(text)):
+        sentence = _sentence(raw)
+        for _, _, matched, negated, _ in _pattern_hits(sentence, patterns):
+            evidence = Evidence("", matched, negated, raw, NEGATED if negated else ASSERTED)
+            seen.append(evidence)
+            if first is None and not negated:
+                first = evidence
     return first, seen
+
+
+def _wrong_answer_stance(sentence: str, start: int, end: int, negated: bool) -> str:
+    """How a sentence takes a wrong-answer claim it contains (character offsets of the hit;
+    -1 for a concept hit, which is judged on the whole sentence)."""
+    if negated:
+        return NEGATED
+    if start < 0:
+        start, end = 0, 0
+        before = ""
+        after = sentence
+        clause_after = sentence
+    else:
+        before = sentence[:start]
+        after = sentence[end:]
+        clause_after = sentence[end : _clause_end(sentence, end)]
+    # "someone might say X, but …", "it's a common myth that X": the sentence reports X.
+    if _ATTRIBUTION.search(before if start > 0 else sentence[: max(end, 1)]):
+        return REFUTED
+    if start > 0 and _REJECTED_ALTERNATIVE.search(sentence[_clause_start(sentence, start) : start]):
+        return REFUTED
+    if start >= 0 and _REFUTING_VERDICT.search(clause_after):
+        return REFUTED
+    if start < 0 and _ATTRIBUTION.search(after):
+        return REFUTED
+    return ASSERTED
 
 
 def _content_words(text: str) -> set[str]:
@@ -248,31 +700,82 @@ def _resemblance(text: str, statement: str) -> float:
     return len(shared) / len(wanted)
 
 
+def _wrong_answer_evidence(
+    sentences: Sequence[_Sentence], wrong: WrongAnswerSpec
+) -> list[Evidence]:
+    exclusions = [
+        c
+        for c in (
+            _compile(p.strip()[1:].strip()) for p in wrong.patterns if p.strip().startswith("!")
+        )
+        if c
+    ]
+    evidence = []
+    for sentence in sentences:
+        hits = _pattern_hits(sentence, wrong.patterns)
+        if not hits:
+            continue
+        excluded = next((c for c in exclusions if c.search(sentence.text)), None)
+        stances = [
+            REFUTED if excluded else _wrong_answer_stance(sentence.text, start, end, negated)
+            for start, end, _, negated, _ in hits
+        ]
+        # One claim per sentence: once any hit of it is denied or reported, so is the rest
+        # ("dividing by d_k would over-shrink: variance 1/d_k" refutes both hits).
+        refuted = REFUTED if REFUTED in stances else None
+        for (_, _, matched, _, _), stance in zip(hits, stances, strict=True):
+            stance = refuted or stance
+            evidence.append(
+                Evidence(wrong.slug, matched, stance != ASSERTED, sentence.text, stance)
+            )
+    return evidence
+
+
+def _nearest(
+    normalised: str, sentences: Sequence[_Sentence], wrong_answers: Sequence[WrongAnswerSpec]
+) -> tuple[str | None, list[Evidence]]:
+    evidence: list[Evidence] = []
+    best: tuple[int, int, str] | None = None
+    for order, wrong in enumerate(wrong_answers):
+        found = _wrong_answer_evidence(sentences, wrong)
+        evidence.extend(found)
+        asserted = sum(1 for e in found if e.stance == ASSERTED)
+        # The claim asserted most often wins; on a tie, the first in the author's order.
+        if asserted and (best is None or asserted > best[0]):
+            best = (asserted, -order, wrong.slug)
+    if best is not None:
+        return best[2], evidence
+    # Word overlap cannot tell "recovers" from "does not recover", nor a claim from its
+    # report, so a text with any negator or refutation is never matched by overlap alone:
+    # a missed diagnosis is cheaper than accusing a correct answer of a misconception.
+    if _NEGATORS.search(normalised) or _ATTRIBUTION.search(normalised) or evidence:
+        return None, evidence
+    share_best: tuple[float, str] | None = None
+    for wrong in wrong_answers:
+        share = _resemblance(normalised, wrong.statement)
+        if share >= RESEMBLANCE_SHARE and (share_best is None or share > share_best[0]):
+            share_best = (share, wrong.slug)
+    if share_best is not None:
+        evidence.append(
+            Evidence(share_best[1], normalised.strip(), False, normalised.strip(), ASSERTED)
+        )
+    return (share_best[1] if share_best else None), evidence
+
+
 def nearest_wrong_answer(
     text: str, wrong_answers: Sequence[WrongAnswerSpec]
 ) -> tuple[str | None, list[Evidence]]:
-    """The wrong answer the text resembles, or None.
+    """The wrong answer the text asserts, or None, with every hit seen.
 
-    A non-negated pattern hit wins (first in the given order). Failing that, the statement
-    sharing the most content words, if it shares enough. Word overlap cannot tell "recovers"
-    from "does not recover", so a text with any negator is never matched by overlap alone:
-    a missed diagnosis is cheaper than accusing a correct answer of a misconception.
+    An asserted pattern hit wins (the claim asserted in most sentences, then the author's
+    order). Failing that, the statement sharing the most content words, if it shares enough
+    and the text neither negates nor reports anything.
     """
     normalised = normalise_text(text)
-    evidence: list[Evidence] = []
-    for wrong in wrong_answers:
-        hit, seen = find_unnegated(normalised, wrong.patterns)
-        evidence.extend(Evidence(wrong.slug, e.matched, e.negated) for e in seen)
-        if hit is not None:
-            return wrong.slug, evidence
-    if _NEGATORS.search(normalised):
-        return None, evidence
-    best: tuple[float, str] | None = None
-    for wrong in wrong_answers:
-        share = _resemblance(normalised, wrong.statement)
-        if share >= RESEMBLANCE_SHARE and (best is None or share > best[0]):
-            best = (share, wrong.slug)
-    return (best[1] if best else None), evidence
+    if is_stuffing(text):
+        return None, []
+    sentences = [_sentence(s) for s in split_sentences(normalised)]
+    return _nearest(normalised, sentences, wrong_answers)
 
 
 def assess_text(
@@ -280,20 +783,43 @@ def assess_text(
     key_points: Sequence[KeyPointSpec],
     wrong_answers: Sequence[WrongAnswerSpec] = (),
 ) -> TextAssessment:
-    """Key points covered, the wrong answer it resembles, and a score in [0, 1].
+    """Key points covered, the wrong answer it asserts, and a score in [0, 1].
 
     score = covered / total key points, minus WRONG_ANSWER_PENALTY if a wrong answer is
     matched, clamped to [0, 1] and rounded to 2 places so it prints the same everywhere.
     """
     normalised = normalise_text(text)
+    if is_stuffing(text):
+        return TextAssessment(
+            key_points=[],
+            missed=[p.slug for p in key_points],
+            wrong_answer=None,
+            score=0.0,
+            evidence=[
+                Evidence("", normalised.strip()[:200], True, normalised.strip()[:200], STUFFING)
+            ],
+            stuffing=True,
+        )
+    sentences = [_sentence(s) for s in split_sentences(normalised)]
     covered: list[str] = []
     missed: list[str] = []
     evidence: list[Evidence] = []
     for point in key_points:
-        hit, seen = find_unnegated(normalised, point.patterns)
-        evidence.extend(Evidence(point.slug, e.matched, e.negated) for e in seen)
-        (covered if hit is not None else missed).append(point.slug)
-    wrong, wrong_evidence = nearest_wrong_answer(text, wrong_answers)
+        hit = False
+        for sentence in sentences:
+            for _, _, matched, negated, _ in _pattern_hits(sentence, point.patterns):
+                evidence.append(
+                    Evidence(
+                        point.slug,
+                        matched,
+                        negated,
+                        sentence.text,
+                        NEGATED if negated else ASSERTED,
+                    )
+                )
+                hit = hit or not negated
+        (covered if hit else missed).append(point.slug)
+    wrong, wrong_evidence = _nearest(normalised, sentences, wrong_answers)
     evidence.extend(wrong_evidence)
     score = len(covered) / len(key_points) if key_points else 0.0
     if wrong is not None:
@@ -325,7 +851,14 @@ def check_number(text: str, expected: float, tolerance: float = 0.0) -> CheckRes
         return CheckResult("number", False, NUMBER_NOT_FOUND)
     # A tiny epsilon so a tolerance of 0.001 accepts 0.8137 vs 0.814 as the author meant.
     ok = abs(got - expected) <= abs(tolerance) + 1e-9
-    message = NUMBER_CORRECT if ok else NUMBER_WRONG.format(got=got, tolerance=abs(tolerance))
+    if ok:
+        message = NUMBER_CORRECT
+    elif tolerance:
+        message = NUMBER_WRONG.format(got=got, tolerance=abs(tolerance))
+    elif float(expected).is_integer():
+        message = NUMBER_WRONG_INTEGER.format(got=got)
+    else:
+        message = NUMBER_WRONG_EXACT.format(got=got)
     return CheckResult("number", ok, message, parsed=f"{got:g}")
 
 
@@ -371,7 +904,31 @@ def check_choice(text: str, choices: Sequence[str], correct: str) -> CheckResult
     return CheckResult("choice", ok, CHOICE_CORRECT if ok else CHOICE_WRONG, options[picked])
 
 
+def plain_label(label: str) -> str:
+    """A key point's label as plain text for a message: no $…$ maths delimiters or LaTeX
+    commands (the messages are shown as text, not rendered)."""
+    label = label.replace("$", "").replace("\\sqrt", "√").replace("\\", "")
+    return re.sub(r"\s+", " ", label).strip()
+
+
+def _labels(slugs: Sequence[str], key_points: Sequence[KeyPointSpec]) -> str:
+    by_slug = {kp.slug: plain_label(kp.label) or kp.slug for kp in key_points}
+    return "; ".join(by_slug.get(s, s) for s in slugs)
+
+
 def check_text(text: str, key_points: Sequence[KeyPointSpec]) -> tuple[CheckResult, TextAssessment]:
+    """A free-text follow-up: passed when at least TEXT_PASS_SHARE of its key points are
+    there. The message names the missing key points by label, so a pass and a miss always
+    read as what they are."""
     assessment = assess_text(text, key_points)
     ok = bool(key_points) and len(assessment.key_points) / len(key_points) >= TEXT_PASS_SHARE
-    return CheckResult("text", ok, TEXT_PASSED if ok else TEXT_PARTIAL), assessment
+    missing = _labels(assessment.missed, key_points)
+    if assessment.stuffing:
+        message = TEXT_STUFFING
+    elif ok:
+        message = TEXT_PASSED_MISSING.format(missing=missing) if assessment.missed else TEXT_PASSED
+    elif assessment.key_points:
+        message = TEXT_PARTIAL.format(missing=missing)
+    else:
+        message = TEXT_NONE.format(missing=missing)
+    return CheckResult("text", ok, message), assessment

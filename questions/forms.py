@@ -12,14 +12,26 @@ from questions.selectors import role_list
 from questions.services import ANSWER_EMPTY, ANSWER_MAX_CHARS, ANSWER_TOO_LONG, answer_text_clean
 
 
+def _counted(attrs: dict[str, str]) -> dict[str, str]:
+    """Attributes js/questions.js reads to show a counter and the cap message.
+
+    No `maxlength`: a browser enforcing it cuts a pasted answer without a word, and the
+    candidate's answer would be assessed on text they never see was dropped.
+    """
+    return {**attrs, "data-max-chars": str(ANSWER_MAX_CHARS), "data-cap-message": ANSWER_TOO_LONG}
+
+
 class AnswerForm(forms.Form):
+    # The cap is checked by answer_text_clean (after line endings are normalised, as the
+    # counter counts them), so the form, the API and the command refuse the same texts.
     text = forms.CharField(
         label="Your answer",
-        widget=forms.Textarea(attrs={"rows": 8}),
-        # The cap is enforced by answer_text_clean; maxlength in the browser is a courtesy.
-        max_length=ANSWER_MAX_CHARS,
-        error_messages={"required": ANSWER_EMPTY, "max_length": ANSWER_TOO_LONG},
+        widget=forms.Textarea(attrs=_counted({"rows": "8"})),
+        strip=False,
+        error_messages={"required": ANSWER_EMPTY},
     )
+    max_chars = ANSWER_MAX_CHARS
+    cap_message = ANSWER_TOO_LONG
 
     def clean_text(self) -> str:
         try:
@@ -46,7 +58,7 @@ class FollowUpAnswerForm(AnswerForm):
         elif follow_up.check_kind in (CheckKind.NUMBER, CheckKind.SHAPE):
             field.widget = forms.TextInput(attrs={"autocomplete": "off"})
         else:
-            field.widget = forms.Textarea(attrs={"rows": 4})
+            field.widget = forms.Textarea(attrs=_counted({"rows": "4"}))
 
 
 class QuestionFilterForm(forms.Form):

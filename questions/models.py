@@ -1,4 +1,5 @@
-"""The question bank: questions, follow-ups, wrong answers, key points, attempts, pages."""
+"""The question bank: questions, follow-ups, wrong answers, key points, example answers,
+attempts, pages."""
 
 from __future__ import annotations
 
@@ -221,6 +222,48 @@ class KeyPoint(models.Model):
         return assessment.KeyPointSpec(
             slug=self.slug, label=self.label, patterns=_pattern_lines(self.patterns)
         )
+
+
+class ExampleAnswer(models.Model):
+    """A labelled answer instructors keep to test the assessor before candidates see it.
+
+    Expected key points and wrong answer are slugs, not foreign keys: an example states what
+    the answer says, and it must stay readable (and flag a mismatch) when a key point is
+    renamed or removed.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="example_answers")
+    follow_up = models.ForeignKey(
+        FollowUp,
+        on_delete=models.CASCADE,
+        related_name="example_answers",
+        null=True,
+        blank=True,
+        help_text="Leave empty for an answer to the question itself.",
+    )
+    text = models.TextField()
+    expected_key_points = models.JSONField(
+        default=list, blank=True, help_text="Slugs of the key points this answer makes."
+    )
+    expected_wrong_answer = models.SlugField(
+        blank=True, help_text="Slug of the wrong answer it states; blank for none."
+    )
+    note = models.CharField(max_length=300, blank=True)
+    ordering = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("ordering", "id")
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+    def clean(self) -> None:
+        if self.follow_up_id and self.follow_up.question_id != self.question_id:
+            raise ValidationError({"follow_up": "The follow-up must belong to the same question."})
+        if self.follow_up_id and self.expected_wrong_answer:
+            raise ValidationError(
+                {"expected_wrong_answer": "Follow-ups have no wrong answers: leave it blank."}
+            )
 
 
 class Attempt(models.Model):

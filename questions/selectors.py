@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.urls import NoReverseMatch, reverse
 
-from questions.models import Attempt, FollowUp, Page, Question, Role, Status, WrongAnswer
+from questions import assessment
+from questions.models import (
+    Attempt,
+    FollowUp,
+    KeyPoint,
+    Page,
+    Question,
+    Role,
+    Status,
+    WrongAnswer,
+)
 from questions.rendering import Segment, render_inline, render_markdown, render_segments
 
 # The slug of the explainer page loaded from seed 000.
 EXPLAINER_SLUG = "why-divide-by-sqrt-d"
 # The question whose wrong answers the grader's misconception diagnoses point at.
 MAIN_QUESTION_SLUG = "why-divide-before-softmax"
+# Session key of the unsaved drafts an instructor previews (see services.question_draft_save).
+DRAFTS_SESSION_KEY = "questions_drafts"
 
 
 @dataclass(frozen=True)
@@ -191,16 +206,95 @@ class QuestionPage:
     key_points: list[KeyPointView] = field(default_factory=list)
     matched_wrong_answer: WrongAnswerView | None = None
     exercises: list[tuple[str, str]] = field(default_factory=list)
+    roles: list[Role] = field(default_factory=list)
 
 
-def question_page(*, question: Question, owner: Owner, preview: bool = False) -> QuestionPage:
-    progress = question_progress(question=question, owner=owner)
+@dataclass
+class QuestionContent:
+    """What a question page is built from: the saved rows, or an instructor's unsaved draft
+    of them (model instances in memory, never saved)."""
+
+    question: Question
+    roles: list[Role]
+    follow_ups: list[FollowUp]
+    wrong_answers: list[WrongAnswer]
+    key_points: list[KeyPoint]  # the question's own and its follow-ups'
+    is_draft: bool = False
+
+    def key_point_specs(self) -> list[assessment.KeyPointSpec]:
+        return [kp.as_spec() for kp in self.key_points if kp.follow_up_id is None]
+
+    def wrong_answer_specs(self) -> list[assessment.WrongAnswerSpec]:
+        return [wa.as_spec() for wa in self.wrong_answers]
+
+
+def question_content(*, question: Question) -> QuestionContent:
+    return QuestionContent(
+        question=question,
+        roles=list(question.roles.all()),
+        follow_ups=list(question.follow_ups.all()),
+        wrong_answers=list(question.wrong_answers.all()),
+        key_points=list(question.key_points.all()),
+    )
+
+
+def _sorted(rows: list[Any]) -> list[Any]:
+    return sorted(rows, key=lambda row: (row.ordering, row.pk or 0))
+
+
+def question_draft_get(
+    *, session: SessionBase, question: Question, token: str
+) -> QuestionContent | None:
+    """An unsaved draft stored by services.question_draft_save, as unsaved model instances.
+
+    None when the token is unknown or belongs to another question (a stale tab, another
+    session): the caller falls back to the saved question.
+    """
+    stored = session.get(DRAFTS_SESSION_KEY, {}).get(token)
+    if not stored or stored.get("question_id") != question.pk:
+        return None
+    data: Mapping[str, Any] = stored["content"]
+    draft = Question(pk=question.pk, slug=question.slug, **data["fields"])
+    roles = list(Role.objects.filter(pk__in=data.get("roles", [])))
+    follow_ups = []
+    for index, row in enumerate(data.get("follow_ups", [])):
+        # New follow-ups get negative ids: unique anchors on the page, never a real row.
+        pk = row.get("id") or -(index + 1)
+        fields = {k: v for k, v in row.items() if k != "id"}
+        follow_ups.append(FollowUp(pk=pk, question=draft, **fields))
+    wrong_answers = [WrongAnswer(question=draft, **row) for row in data.get("wrong_answers", [])]
+    key_points = [KeyPoint(question=draft, **row) for row in data.get("key_points", [])]
+    return QuestionContent(
+        question=draft,
+        roles=roles,
+        follow_ups=_sorted(follow_ups),
+        wrong_answers=_sorted(wrong_answers),
+        key_points=_sorted(key_points),
+        is_draft=True,
+    )
+
+
+def question_page(
+    *,
+    question: Question,
+    owner: Owner,
+    preview: bool = False,
+    content: QuestionContent | None = None,
+) -> QuestionPage:
+    content = content or question_content(question=question)
+    question = content.question
+    progress = (
+        QuestionProgress()
+        if content.is_draft
+        else question_progress(question=question, owner=owner)
+    )
     revealed = preview or progress.revealed
     page = QuestionPage(
         question=question,
         prompt_html=render_markdown(question.prompt),
         progress=progress,
         revealed=revealed,
+        roles=content.roles,
     )
     if not revealed:
         return page
@@ -214,9 +308,9 @@ def question_page(*, question: Question, owner: Owner, preview: bool = False) ->
             statement_html=render_inline(wa.statement),
             rebuttal_html=render_markdown(wa.rebuttal),
         )
-        for wa in question.wrong_answers.all()
+        for wa in content.wrong_answers
     ]
-    for fu in question.follow_ups.all():
+    for fu in content.follow_ups:
         attempt = progress.follow_up_attempts.get(fu.pk)
         page.follow_ups.append(
             FollowUpView(
@@ -232,9 +326,65 @@ def question_page(*, question: Question, owner: Owner, preview: bool = False) ->
     covered = set(latest.assessment.get("key_points", [])) if latest else set()
     page.key_points = [
         KeyPointView(slug=kp.slug, label_html=render_inline(kp.label), covered=kp.slug in covered)
-        for kp in question.key_points.all()
+        for kp in content.key_points
         if kp.follow_up_id is None
     ]
     matched = latest.assessment.get("wrong_answer") if latest else None
     page.matched_wrong_answer = next((w for w in page.wrong_answers if w.slug == matched), None)
     return page
+
+
+@dataclass
+class TrialKeyPoint:
+    slug: str
+    label_html: str
+    covered: bool
+    evidence: str  # the text that earned it, empty when missing
+
+
+@dataclass
+class PreviewTrial:
+    """An instructor's trial answer on the preview, assessed and never stored."""
+
+    text: str
+    score: float
+    key_points: list[TrialKeyPoint]
+    wrong_answer: WrongAnswerView | None
+    wrong_answer_evidence: str
+    # Hits the assessor read as denied or refuted: why a rebuttal was *not* shown.
+    denied: list[tuple[str, str]]
+
+
+def _evidence_text(item: assessment.Evidence) -> str:
+    # The sentence when the assessor names one, else the text its pattern matched.
+    return getattr(item, "sentence", "") or item.matched
+
+
+def preview_trial(*, content: QuestionContent, page: QuestionPage, text: str) -> PreviewTrial:
+    """Assess a trial answer against the content shown (saved or draft)."""
+    result = assessment.assess_text(text, content.key_point_specs(), content.wrong_answer_specs())
+    first: dict[str, str] = {}
+    denied: list[tuple[str, str]] = []
+    for item in result.evidence:
+        if item.negated:
+            denied.append((item.slug, _evidence_text(item)))
+        else:
+            first.setdefault(item.slug, _evidence_text(item))
+    covered = set(result.key_points)
+    return PreviewTrial(
+        text=text,
+        score=result.score,
+        key_points=[
+            TrialKeyPoint(
+                slug=kp.slug,
+                label_html=render_inline(kp.label),
+                covered=kp.slug in covered,
+                evidence=first.get(kp.slug, "") if kp.slug in covered else "",
+            )
+            for kp in content.key_points
+            if kp.follow_up_id is None
+        ],
+        wrong_answer=next((w for w in page.wrong_answers if w.slug == result.wrong_answer), None),
+        wrong_answer_evidence=first.get(result.wrong_answer or "", ""),
+        denied=denied,
+    )

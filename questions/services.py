@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.sessions.backends.base import SessionBase
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest
 
-from questions import assessment
-from questions.models import Attempt, CheckKind, FollowUp, Question, Status
-from questions.selectors import Owner, attempts_for
+from questions import assessment, assessment_eval
+from questions.models import Attempt, CheckKind, ExampleAnswer, FollowUp, Question, Status
+from questions.selectors import DRAFTS_SESSION_KEY, Owner, attempts_for
 
 # Long enough for a thorough interview answer, short enough that a paste of a whole paper
 # (or an abuse of the regex matcher) is refused before any work is done.
 ANSWER_MAX_CHARS = 4000
 ANSWER_EMPTY = "Write an answer first: the model answer is revealed after you try."
+# Said instead of cutting the text: a silently truncated answer would be assessed on words
+# the candidate never learns were dropped. The counter on the page shows the same cap.
 ANSWER_TOO_LONG = (
-    f"Answers are capped at {ANSWER_MAX_CHARS} characters. Shorten yours and submit again."
+    f"Your answer is longer than the {ANSWER_MAX_CHARS}-character cap. Shorten it and submit "
+    "again: nothing was cut or saved."
 )
 FOLLOW_UP_BEFORE_QUESTION = "Answer the main question first; its follow-ups come after the reveal."
 FOLLOW_UP_WRONG_QUESTION = "That follow-up belongs to another question."
@@ -31,8 +37,12 @@ CANDIDATE_SESSION_KEY = "questions_candidate"
 
 
 def answer_text_clean(text: str) -> str:
-    """The answer as stored: trimmed, non-empty and capped. Raises ValidationError."""
-    cleaned = (text or "").strip()
+    """The answer as stored: trimmed, non-empty and capped. Raises ValidationError.
+
+    Browsers send a textarea's line breaks as CRLF; counted as one character each, as the
+    page's counter counts them, so an answer the counter accepts is never refused.
+    """
+    cleaned = (text or "").replace("\r\n", "\n").strip()
     if not cleaned:
         raise ValidationError(ANSWER_EMPTY, code="empty")
     if len(cleaned) > ANSWER_MAX_CHARS:
@@ -122,3 +132,203 @@ def question_unpublish(*, question: Question) -> Question:
     question.status = Status.DRAFT
     question.save(update_fields=["status", "updated"])
     return question
+
+
+# An instructor keeps a few preview tabs open at most; older drafts are dropped so the
+# session row stays small.
+DRAFTS_KEPT = 5
+
+
+def question_draft_save(
+    *, session: SessionBase, question: Question, content: dict[str, object]
+) -> str:
+    """Keep an unsaved edit of a question in the session for the preview; returns its token.
+
+    The question itself is untouched: a published question stays online, unchanged, while
+    its instructor previews and tries answers on the edit (selectors.question_draft_get).
+    `content` is plain JSON: {"fields": {...}, "roles": [...], "follow_ups": [...],
+    "wrong_answers": [...], "key_points": [...]}.
+    """
+    drafts = dict(session.get(DRAFTS_SESSION_KEY, {}))
+    token = secrets.token_urlsafe(12)
+    drafts[token] = {"question_id": question.pk, "content": content}
+    session[DRAFTS_SESSION_KEY] = dict(list(drafts.items())[-DRAFTS_KEPT:])
+    return token
+
+
+# --- Validate: the assessor on the instructors' example answers -------------------------
+
+
+@dataclass(frozen=True)
+class EvidenceLine:
+    """The text that earned a key point or triggered a wrong answer (or was read as denied)."""
+
+    slug: str
+    text: str
+    negated: bool
+
+
+@dataclass(frozen=True)
+class ExampleVerdict:
+    """One example answer: what the instructor expects beside what the assessor found."""
+
+    example: ExampleAnswer
+    expected_key_points: tuple[str, ...]
+    got_key_points: tuple[str, ...]
+    expected_wrong_answer: str
+    got_wrong_answer: str
+    evidence: tuple[EvidenceLine, ...]
+
+    @property
+    def missed_key_points(self) -> tuple[str, ...]:
+        return tuple(s for s in self.expected_key_points if s not in self.got_key_points)
+
+    @property
+    def extra_key_points(self) -> tuple[str, ...]:
+        return tuple(s for s in self.got_key_points if s not in self.expected_key_points)
+
+    @property
+    def key_points_right(self) -> bool:
+        return not self.missed_key_points and not self.extra_key_points
+
+    @property
+    def wrong_answer_right(self) -> bool:
+        return self.expected_wrong_answer == self.got_wrong_answer
+
+    @property
+    def right(self) -> bool:
+        return self.key_points_right and self.wrong_answer_right
+
+    @property
+    def false_rebuttal(self) -> bool:
+        """A rebuttal shown for a mistake the answer did not make: the costliest error."""
+        return bool(self.got_wrong_answer) and not self.wrong_answer_right
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One key point's or wrong answer's scores from assessment_eval, with its label."""
+
+    score: assessment_eval.Scores
+    label: str
+
+
+@dataclass(frozen=True)
+class QuestionValidation:
+    question: Question
+    verdicts: tuple[ExampleVerdict, ...]
+    # Examples of a follow-up that is not free text: there is nothing to assess them with.
+    skipped: tuple[ExampleAnswer, ...]
+    report: assessment_eval.EvalReport
+    key_point_scores: tuple[ScoreRow, ...]
+    wrong_answer_scores: tuple[ScoreRow, ...]
+
+    @property
+    def right_count(self) -> int:
+        return self.report.exact
+
+    @property
+    def misjudged_count(self) -> int:
+        return len(self.report.misjudged)
+
+    @property
+    def wrong_answer_accuracy(self) -> float | None:
+        report = self.report
+        return report.wrong_answer_accuracy if report.wrong_answer_cases else None
+
+    @property
+    def false_rebuttals(self) -> int:
+        return self.report.false_rebuttals
+
+
+def _evidence_lines(result: assessment.TextAssessment) -> tuple[EvidenceLine, ...]:
+    """The first evidence per slug, and per slug the first hit read as denied: several
+    patterns matching the same claim would only repeat it."""
+    lines: dict[tuple[str, bool], EvidenceLine] = {}
+    for item in result.evidence:
+        # The sentence when the assessor names one, else the text its pattern matched.
+        text = getattr(item, "sentence", "") or item.matched
+        lines.setdefault((item.slug, item.negated), EvidenceLine(item.slug, text, item.negated))
+    return tuple(lines.values())
+
+
+def _target(example: ExampleAnswer) -> str:
+    if example.follow_up is None:
+        return assessment_eval.QUESTION_TARGET
+    return f"{assessment_eval.FOLLOW_UP_PREFIX}{example.follow_up.ordering}"
+
+
+def question_validate(*, question: Question) -> QuestionValidation:
+    """The assessor on every example answer of a question, and its scores. Writes nothing.
+
+    The scores come from assessment_eval.evaluate, the function `manage.py assess_eval` and
+    the CI floor use, so the admin and the command never disagree on the same answers.
+    """
+    specs = {
+        assessment_eval.QUESTION_TARGET: assessment_eval.TargetSpecs(
+            question.key_point_specs(), question.wrong_answer_specs()
+        )
+    }
+    labels = {
+        (assessment_eval.QUESTION_TARGET, kp.slug): kp.label
+        for kp in question.key_points.filter(follow_up__isnull=True)
+    }
+    labels.update(
+        {
+            (assessment_eval.QUESTION_TARGET, wa.slug): wa.statement
+            for wa in question.wrong_answers.all()
+        }
+    )
+    for fu in question.follow_ups.prefetch_related("key_points"):
+        if fu.check_kind == CheckKind.TEXT:
+            target = f"{assessment_eval.FOLLOW_UP_PREFIX}{fu.ordering}"
+            specs[target] = assessment_eval.TargetSpecs(fu.key_point_specs())
+            labels.update({(target, kp.slug): kp.label for kp in fu.key_points.all()})
+    examples = list(question.example_answers.select_related("follow_up"))
+    judged = [e for e in examples if _target(e) in specs]
+    results: list[assessment.TextAssessment] = []
+
+    def recording(
+        text: str,
+        key_points: Sequence[assessment.KeyPointSpec],
+        wrong_answers: Sequence[assessment.WrongAnswerSpec],
+    ) -> assessment.TextAssessment:
+        # evaluate() assesses each case once, in order; the table needs every result.
+        result = assessment.assess_text(text, key_points, wrong_answers)
+        results.append(result)
+        return result
+
+    cases = [
+        assessment_eval.EvalCase(
+            text=e.text,
+            target=_target(e),
+            key_points=tuple(e.expected_key_points or ()),
+            wrong_answer=e.expected_wrong_answer or None,
+            id=str(e.pk),
+        )
+        for e in judged
+    ]
+    report = assessment_eval.evaluate(cases, specs, assess=recording)
+    verdicts = tuple(
+        ExampleVerdict(
+            example=example,
+            expected_key_points=tuple(example.expected_key_points or ()),
+            got_key_points=tuple(result.key_points),
+            expected_wrong_answer=example.expected_wrong_answer or "",
+            got_wrong_answer=result.wrong_answer or "",
+            evidence=_evidence_lines(result),
+        )
+        for example, result in zip(judged, results, strict=True)
+    )
+
+    def rows(scores: list[assessment_eval.Scores]) -> tuple[ScoreRow, ...]:
+        return tuple(ScoreRow(s, labels.get((s.target, s.slug), "")) for s in scores)
+
+    return QuestionValidation(
+        question=question,
+        verdicts=verdicts,
+        skipped=tuple(e for e in examples if _target(e) not in specs),
+        report=report,
+        key_point_scores=rows(report.key_points),
+        wrong_answer_scores=rows(report.wrong_answers),
+    )

@@ -8,7 +8,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from questions import selectors, services
 from questions.forms import AnswerForm, FollowUpAnswerForm, QuestionFilterForm
@@ -17,6 +17,10 @@ from questions.rendering import render_markdown, render_segments
 
 ANSWER_SAVED = "Your answer is saved and assessed. The model answer is below."
 FOLLOW_UP_SAVED = "Follow-up checked. The expected answer is below."
+DRAFT_GONE = (
+    "That unsaved edit is no longer kept (drafts live in your session, the last few only): "
+    "this is the saved question. Preview your changes again from the edit page."
+)
 
 
 @require_GET
@@ -42,22 +46,35 @@ def _detail_response(
     answer_form: AnswerForm | None = None,
     bound_follow_up: FollowUpAnswerForm | None = None,
     preview: bool = False,
+    content: selectors.QuestionContent | None = None,
+    trial_text: str = "",
+    draft_token: str = "",
     status: int = 200,
 ) -> HttpResponse:
     owner = services.owner_for_request(request=request, create=False)
-    page = selectors.question_page(question=question, owner=owner, preview=preview)
+    page = selectors.question_page(question=question, owner=owner, preview=preview, content=content)
     follow_ups = []
     for view in page.follow_ups:
         form = FollowUpAnswerForm(follow_up=view.follow_up)
         if bound_follow_up is not None and bound_follow_up.prefix == form.prefix:
             form = bound_follow_up
         follow_ups.append((view, form))
+    trial = None
+    if preview and trial_text:
+        trial = selectors.preview_trial(
+            content=content or selectors.question_content(question=question),
+            page=page,
+            text=trial_text,
+        )
     context = {
         "page": page,
-        "question": question,
+        "question": page.question,
         "form": answer_form or AnswerForm(),
         "follow_ups": follow_ups,
         "preview": preview,
+        "is_draft": bool(content and content.is_draft),
+        "draft_token": draft_token,
+        "trial": trial,
     }
     return render(request, "questions/question_detail.html", context, status=status)
 
@@ -109,13 +126,49 @@ def follow_up_answer(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @staff_member_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 def question_preview(request: HttpRequest, slug: str) -> HttpResponse:
-    """The page as a candidate sees it after answering: everything revealed, drafts too."""
-    if not request.user.has_perm("questions.view_question"):
+    """The page as a candidate sees it after answering: everything revealed, drafts too.
+
+    `?draft=<token>` (or a posted `draft`) shows an unsaved edit kept by the admin's
+    "Preview unsaved changes". A POSTed `text` is a trial answer: assessed against what the
+    page shows, with its evidence, and never stored.
+    """
+    # An authoring tool: it stages edits and judges answers, so it needs the right to edit.
+    if not request.user.has_perm("questions.change_question"):
         raise PermissionDenied
     question = selectors.question_get(slug=slug, include_drafts=True)
-    return _detail_response(request, question, preview=True)
+    token = request.POST.get("draft") or request.GET.get("draft") or ""
+    content = None
+    if token:
+        content = selectors.question_draft_get(
+            session=request.session, question=question, token=token
+        )
+        if content is None:
+            messages.warning(request, DRAFT_GONE)
+            token = ""
+    if request.method == "GET":
+        return _detail_response(request, question, preview=True, content=content, draft_token=token)
+    form = AnswerForm(request.POST)
+    if not form.is_valid():
+        return _detail_response(
+            request,
+            question,
+            answer_form=form,
+            preview=True,
+            content=content,
+            draft_token=token,
+            status=400,
+        )
+    return _detail_response(
+        request,
+        question,
+        answer_form=form,
+        preview=True,
+        content=content,
+        trial_text=form.cleaned_data["text"],
+        draft_token=token,
+    )
 
 
 @require_GET

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from django import forms as django_forms
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from questions.models import Attempt, Question, Status
+from questions import admin as admin_module
+from questions import services
+from questions.models import Attempt, ExampleAnswer, Question, Status
 
 pytestmark = pytest.mark.django_db
+
+INLINE_PREFIXES = ("follow_ups", "wrong_answers", "key_points", "example_answers")
 
 
 def test_admin_is_staff_only(client: Client, alice) -> None:
@@ -24,8 +30,8 @@ def test_instructor_edits_with_inlines(client: Client, instructor, question: Que
     response = client.get(reverse("admin:questions_question_change", args=[question.pk]))
     assert response.status_code == 200
     body = response.content.decode()
-    for prefix in ("follow_ups-TOTAL_FORMS", "wrong_answers-TOTAL_FORMS", "key_points-TOTAL_FORMS"):
-        assert prefix in body
+    for prefix in INLINE_PREFIXES:
+        assert f"{prefix}-TOTAL_FORMS" in body
     assert reverse("questions:preview", kwargs={"slug": question.slug}) in body
 
 
@@ -42,7 +48,7 @@ def test_instructor_creates_and_publishes(client: Client, instructor, seed_conte
         "full_answer": "Because, at length.",
         "exercise_slugs": "[]",
     }
-    for prefix in ("follow_ups", "wrong_answers", "key_points"):
+    for prefix in INLINE_PREFIXES:
         data.update({f"{prefix}-TOTAL_FORMS": "0", f"{prefix}-INITIAL_FORMS": "0"})
     data.update(
         {
@@ -84,3 +90,317 @@ def test_attempt_admin_is_read_only(client: Client, instructor, question: Questi
         client.get(reverse("admin:questions_attempt_change", args=[attempt.pk])).status_code == 200
     )
     assert client.get(reverse("admin:questions_attempt_add")).status_code == 403
+
+
+# --- Example answers, Validate, and the preview of unsaved changes ------------------------
+
+
+def change_form_data(response) -> dict[str, object]:
+    """The POST a browser would send for this change page, unchanged."""
+    data: dict[str, object] = {}
+    forms_ = [response.context["adminform"].form]
+    for inline in response.context["inline_admin_formsets"]:
+        formset = inline.formset
+        forms_ += [formset.management_form, *formset.forms]
+    for form in forms_:
+        for bound in form:
+            value = bound.value()
+            if isinstance(bound.field, django_forms.JSONField):
+                value = bound.field.prepare_value(value)
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                if value:
+                    data[bound.html_name] = "on"
+                continue
+            data[bound.html_name] = value
+    return data
+
+
+@pytest.fixture
+def author_without_change(db: None):
+    """Staff who may view questions but not change them."""
+    user = get_user_model().objects.create_user(
+        username="viewer", password="viewer-pass-123", is_staff=True
+    )
+    user.user_permissions.add(
+        Permission.objects.get(codename="view_question", content_type__app_label="questions")
+    )
+    return user
+
+
+def test_example_answer_inline_offers_the_question_s_slugs(
+    client: Client, instructor, question: Question
+) -> None:
+    client.force_login(instructor)
+    response = client.get(reverse("admin:questions_question_change", args=[question.pk]))
+    body = response.content.decode()
+    assert 'name="example_answers-__prefix__-expected_key_points"' in body
+    assert 'type="checkbox"' in body and 'value="variance-grows"' in body
+    assert '<option value="divide-by-dk">divide-by-dk</option>' in body
+    assert admin_module.NO_WRONG_ANSWER_CHOICE[1] in body
+    assert reverse("admin:questions_question_validate", args=[question.pk]) in body
+    assert (
+        'formaction="' + reverse("admin:questions_question_preview_draft", args=[question.pk])
+        in body
+    )
+
+
+def test_instructor_adds_an_example_answer(client: Client, instructor, question: Question) -> None:
+    client.force_login(instructor)
+    url = reverse("admin:questions_question_change", args=[question.pk])
+    data = change_form_data(client.get(url))
+    n = int(data["example_answers-TOTAL_FORMS"])
+    data.update(
+        {
+            "example_answers-TOTAL_FORMS": str(n + 1),
+            f"example_answers-{n}-text": "Softmax saturates, so the gradients vanish.",
+            f"example_answers-{n}-expected_key_points": ["softmax-saturates", "gradients-vanish"],
+            f"example_answers-{n}-expected_wrong_answer": "",
+            f"example_answers-{n}-note": "added in a test",
+            f"example_answers-{n}-ordering": "99",
+        }
+    )
+    response = client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    example = ExampleAnswer.objects.get(note="added in a test")
+    assert example.expected_key_points == ["softmax-saturates", "gradients-vanish"]
+    assert example.expected_wrong_answer == ""
+
+
+def test_example_answer_form_refuses_key_points_of_another_target(question: Question) -> None:
+    follow_up = question.follow_ups.get(key_points__slug="fu-no-error")
+    form = admin_module.ExampleAnswerForm(
+        data={
+            "text": "t",
+            "follow_up": str(follow_up.pk),
+            "expected_key_points": ["variance-grows", "fu-no-error"],
+            "expected_wrong_answer": "divide-by-dk",
+            "ordering": "0",
+        },
+        question=question,
+    )
+    assert not form.is_valid()
+    assert form.errors["expected_key_points"] == [
+        admin_module.MSG_KEY_POINT_OTHER_TARGET.format(slugs="variance-grows")
+    ]
+    assert form.errors["expected_wrong_answer"] == [admin_module.MSG_NO_WRONG_ANSWER_ON_FOLLOW_UP]
+    unknown = admin_module.ExampleAnswerForm(
+        data={"text": "t", "expected_key_points": ["no-such-point"], "ordering": "0"},
+        question=question,
+    )
+    assert not unknown.is_valid() and "expected_key_points" in unknown.errors
+
+
+def test_validate_page_shows_the_judgements(client: Client, instructor, question: Question) -> None:
+    ExampleAnswer.objects.create(
+        question=question,
+        text="A larger learning rate recovers the lost gradient.",
+        expected_key_points=["variance-grows"],
+        expected_wrong_answer="larger-learning-rate",
+    )
+    client.force_login(instructor)
+    response = client.get(reverse("admin:questions_question_validate", args=[question.pk]))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert 'id="examples-table"' in body and 'id="key-point-scores"' in body
+    assert 'id="wrong-answer-scores"' in body
+    assert "✘ missed</span> <code>variance-grows</code>" in body
+    assert "<code>larger-learning-rate</code> → <code>larger-learning-rate</code>" in body
+    report = response.context["report"]
+    assert any(v.example.text.startswith("A larger learning rate") for v in report.verdicts)
+    assert "<style" not in body  # the CSP to come allows no inline style
+    assert "css/question_admin.css" in body
+
+
+def test_validate_without_examples_says_so(client: Client, instructor, question: Question) -> None:
+    question.example_answers.all().delete()
+    client.force_login(instructor)
+    response = client.get(reverse("admin:questions_question_validate", args=[question.pk]))
+    assert "has no example answers yet" in response.content.decode()
+
+
+def test_validate_action_redirects_and_wants_one(
+    client: Client, instructor, question: Question
+) -> None:
+    client.force_login(instructor)
+    changelist = reverse("admin:questions_question_changelist")
+    response = client.post(
+        changelist, {"action": "validate_action", "_selected_action": [question.pk]}
+    )
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"/{question.pk}/validate/")
+    both = list(Question.objects.values_list("pk", flat=True)[:2])
+    response = client.post(
+        changelist, {"action": "validate_action", "_selected_action": both}, follow=True
+    )
+    assert admin_module.MSG_VALIDATE_ONE in response.content.decode()
+
+
+def test_staff_without_change_permission_gets_403(
+    client: Client, author_without_change, question: Question
+) -> None:
+    client.force_login(author_without_change)
+    validate = reverse("admin:questions_question_validate", args=[question.pk])
+    draft = reverse("admin:questions_question_preview_draft", args=[question.pk])
+    preview = reverse("questions:preview", kwargs={"slug": question.slug})
+    assert client.get(validate).status_code == 403
+    assert client.post(draft, {}).status_code == 403
+    assert client.get(preview).status_code == 403
+    assert client.post(preview, {"text": "Softmax saturates."}).status_code == 403
+
+
+def test_preview_of_unsaved_changes_leaves_the_question_online(
+    client: Client, instructor, question: Question
+) -> None:
+    assert question.is_published
+    client.force_login(instructor)
+    change = reverse("admin:questions_question_change", args=[question.pk])
+    data = change_form_data(client.get(change))
+    # An edit: a new title, and a key point's patterns that only match a made-up word.
+    data["title"] = "An unsaved title"
+    index = next(
+        k.split("-")[1]
+        for k, v in data.items()
+        if k.startswith("key_points-") and k.endswith("-slug") and v == "softmax-saturates"
+    )
+    data[f"key_points-{index}-patterns"] = r"\bflibbertigibbet\b"
+    draft_url = reverse("admin:questions_question_preview_draft", args=[question.pk])
+    response = client.post(draft_url, data)
+    assert response.status_code == 302
+    location = response["Location"]
+    assert location.startswith(reverse("questions:preview", kwargs={"slug": question.slug}))
+    token = location.split("draft=")[1]
+
+    # nothing was saved: candidates see the saved question
+    saved = Question.objects.get(pk=question.pk)
+    assert saved.title == question.title and saved.is_published
+    assert "An unsaved title" not in client.get(question.get_absolute_url()).content.decode()
+
+    page = client.get(location).content.decode()
+    assert "An unsaved title" in page and "Preview of your unsaved changes" in page
+
+    # a trial answer is judged against the draft: the made-up word earns the key point
+    preview = reverse("questions:preview", kwargs={"slug": question.slug})
+    trial = client.post(preview, {"text": "Attention goes flibbertigibbet.", "draft": token})
+    assert trial.status_code == 200
+    points = {kp.slug: kp for kp in trial.context["trial"].key_points}
+    assert points["softmax-saturates"].covered
+    assert "flibbertigibbet" in points["softmax-saturates"].evidence
+    assert "An unsaved title" in trial.content.decode()
+    # and against the saved question without the token, where it earns nothing
+    saved_trial = client.post(preview, {"text": "Attention goes flibbertigibbet."})
+    points = {kp.slug: kp for kp in saved_trial.context["trial"].key_points}
+    assert not points["softmax-saturates"].covered
+    assert not Attempt.objects.exists()
+
+
+def test_preview_of_an_invalid_edit_lists_its_errors(
+    client: Client, instructor, question: Question
+) -> None:
+    client.force_login(instructor)
+    change = reverse("admin:questions_question_change", args=[question.pk])
+    data = change_form_data(client.get(change))
+    data["title"] = ""
+    index = next(
+        k.split("-")[1] for k in data if k.startswith("key_points-") and k.endswith("-patterns")
+    )
+    data[f"key_points-{index}-patterns"] = "(unclosed"
+    draft_url = reverse("admin:questions_question_preview_draft", args=[question.pk])
+    response = client.post(draft_url, data)
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert admin_module.MSG_DRAFT_INVALID in body
+    assert "Not a valid regular expression" in body
+
+
+def test_a_stale_draft_token_falls_back_to_the_saved_question(
+    client: Client, instructor, question: Question
+) -> None:
+    client.force_login(instructor)
+    preview = reverse("questions:preview", kwargs={"slug": question.slug})
+    response = client.get(f"{preview}?draft=gone", follow=True)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert question.title in body
+    assert "no longer kept" in body
+
+
+def test_only_the_latest_examples_are_inlined(
+    client: Client, instructor, question: Question
+) -> None:
+    """Hundreds of seeded examples must not turn the change form into thousands of fields."""
+    ExampleAnswer.objects.bulk_create(
+        ExampleAnswer(question=question, text=f"example {i}", ordering=i)
+        for i in range(admin_module.INLINE_EXAMPLES_SHOWN + 5)
+    )
+    newest = ExampleAnswer.objects.create(question=question, text="the newest", ordering=0)
+    client.force_login(instructor)
+    url = reverse("admin:questions_question_change", args=[question.pk])
+    response = client.get(url)
+    formset = next(
+        i.formset
+        for i in response.context["inline_admin_formsets"]
+        if i.formset.prefix == "example_answers"
+    )
+    shown = [form.instance for form in formset.forms]
+    assert len(shown) == admin_module.INLINE_EXAMPLES_SHOWN
+    assert newest in shown
+    total = question.example_answers.count()
+    assert f"All {total} example answers" in response.content.decode()
+    # saving the page leaves the examples it did not show alone
+    response = client.post(url, change_form_data(response))
+    assert response.status_code == 302
+    assert question.example_answers.count() == total
+
+
+def test_example_answer_list_and_change(client: Client, instructor, question: Question) -> None:
+    example = ExampleAnswer.objects.create(
+        question=question, text="Softmax saturates.", expected_key_points=["softmax-saturates"]
+    )
+    client.force_login(instructor)
+    changelist = reverse("admin:questions_exampleanswer_changelist")
+    response = client.get(changelist, {"question__id__exact": question.pk})
+    assert response.status_code == 200 and "Softmax saturates." in response.content.decode()
+    assert client.get(reverse("admin:questions_exampleanswer_add")).status_code == 403
+    change = reverse("admin:questions_exampleanswer_change", args=[example.pk])
+    body = client.get(change).content.decode()
+    assert 'value="gradients-vanish"' in body
+    response = client.post(
+        change,
+        {
+            "text": "Softmax saturates and the gradient vanishes.",
+            "expected_key_points": ["softmax-saturates", "gradients-vanish"],
+            "expected_wrong_answer": "",
+            "note": "",
+            "ordering": "0",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    example.refresh_from_db()
+    assert example.expected_key_points == ["softmax-saturates", "gradients-vanish"]
+
+
+def test_validate_can_show_only_the_misjudged(
+    client: Client, instructor, question: Question
+) -> None:
+    question.example_answers.all().delete()
+    text = "A larger learning rate recovers the lost gradient."
+    # labelled as the assessor judges it, whatever its version: this one is judged right
+    judged = services.question_assess(question=question, text=text)
+    right = ExampleAnswer.objects.create(
+        question=question,
+        text=text,
+        expected_key_points=judged.key_points,
+        expected_wrong_answer=judged.wrong_answer or "",
+    )
+    wrong = ExampleAnswer.objects.create(
+        question=question, text="Softmax saturates.", expected_key_points=["gradients-vanish"]
+    )
+    client.force_login(instructor)
+    url = reverse("admin:questions_question_validate", args=[question.pk])
+    everything = client.get(url)
+    assert [v.example for v in everything.context["shown"]] == [right, wrong]
+    only = client.get(url, {"show": "wrong"})
+    assert [v.example for v in only.context["shown"]] == [wrong]
+    assert "Showing the 1 misjudged examples" in only.content.decode()

@@ -206,3 +206,32 @@ def test_schema_lists_the_api_and_leaks_nothing(client: APIClient, question: Que
     assert question.short_answer.split(" zzleak")[0][:40] not in text
     if schema:
         assert "AttemptCreate" in json.dumps(schema)
+
+
+def test_api_over_the_cap_is_refused_with_the_form_s_message(
+    client: APIClient, question: Question, alice
+) -> None:
+    client.force_authenticate(alice)
+    text = "q" * (services.ANSWER_MAX_CHARS + 1)
+    response = client.post(
+        "/api/attempts/", {"question": "why-divide-before-softmax", "text": text}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json() == {"text": [services.ANSWER_TOO_LONG]}
+    at_cap = client.post(
+        "/api/attempts/",
+        {"question": "why-divide-before-softmax", "text": "q" * services.ANSWER_MAX_CHARS},
+        format="json",
+    )
+    assert at_cap.status_code == 201
+    assert len(at_cap.json()["text"]) == services.ANSWER_MAX_CHARS  # stored whole, not cut
+
+
+def test_api_counts_a_crlf_line_break_once(client: APIClient, question: Question, alice) -> None:
+    client.force_authenticate(alice)
+    text = "\r\n".join(["v" * 99] * 40)  # 3999 characters as the page's counter counts them
+    response = client.post(
+        "/api/attempts/", {"question": "why-divide-before-softmax", "text": text}, format="json"
+    )
+    assert response.status_code == 201, response.json()
+    assert response.json()["text"] == "\n".join(["v" * 99] * 40)

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from questions import assessment as a
-from questions.content import Q002, Q003, Q004
+from questions.content_files import content_bundle
+
+Q002, Q003, Q004 = (
+    content_bundle().question(slug)
+    for slug in (
+        "scaled-dot-product-attention-by-hand",
+        "why-divide-before-softmax",
+        "why-divide-before-mixing",
+    )
+)
 
 
 def specs(data: dict) -> tuple[list[a.KeyPointSpec], list[a.WrongAnswerSpec]]:

@@ -211,3 +211,82 @@ def test_preview_is_staff_only_and_shows_drafts(
 
 def test_question_status_default_is_draft() -> None:
     assert Question().status == Status.DRAFT
+
+
+# --- The answer box: a counter, a clear message at the cap, the assessment first ------------
+
+
+def test_answer_box_has_a_counter_and_no_silent_cut(client: Client, question: Question) -> None:
+    body = client.get(detail(question)).content.decode()
+    assert f'data-max-chars="{services.ANSWER_MAX_CHARS}"' in body
+    assert 'data-cap-message="Your answer is longer than the' in body
+    # maxlength would let the browser cut a long paste without a word
+    assert "maxlength" not in body
+    assert "js/questions.js" in body
+    assert "<script>" not in body and "onclick" not in body  # no inline script (CSP)
+
+
+def test_over_the_cap_keeps_the_text_and_says_so(client: Client, question: Question) -> None:
+    text = "w " * services.ANSWER_MAX_CHARS
+    response = answer(client, question, text)
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert services.ANSWER_TOO_LONG in body
+    assert text.strip()[:200] in body  # nothing was cut: the candidate can shorten it
+    assert not question.attempts.exists()
+
+
+def test_browser_line_breaks_count_once(client: Client, question: Question, alice) -> None:
+    """Browsers send CRLF; the counter counts a line break as one character, so does the cap."""
+    line = "v" * 99
+    text = "\r\n".join([line] * 40)  # 3999 characters as counted, 4038 bytes with CRLF
+    client.force_login(alice)
+    response = answer(client, question, text)
+    assert response.status_code == 302
+    assert question.attempts.get().text == "\n".join([line] * 40)
+
+
+def test_after_answering_the_assessment_comes_before_answer_again(
+    client: Client, question: Question
+) -> None:
+    answer(client, question)
+    body = client.get(detail(question)).content.decode()
+    assessment = body.index('id="assessment-heading"')
+    again = body.index(">Answer again</h2>")
+    short = body.index('id="short-heading"')
+    assert assessment < again < short
+
+
+def test_preview_tries_an_answer_with_evidence_and_stores_nothing(
+    client: Client, question: Question, instructor
+) -> None:
+    client.force_login(instructor)
+    url = reverse("questions:preview", kwargs={"slug": question.slug})
+    body = client.get(url).content.decode()
+    assert ">Try an answer</h2>" in body and f'action="{url}"' in body
+    response = client.post(
+        url, {"text": "The softmax saturates. A larger learning rate recovers the gradient."}
+    )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Assessment of your trial answer" in body
+    trial = response.context["trial"]
+    points = {kp.slug: kp for kp in trial.key_points}
+    assert points["softmax-saturates"].covered and points["softmax-saturates"].evidence
+    assert f"earned by “{points['softmax-saturates'].evidence}”" in body
+    assert trial.wrong_answer is not None and trial.wrong_answer.slug == "larger-learning-rate"
+    assert "triggered by" in body
+    assert not question.attempts.exists()
+    empty = client.post(url, {"text": "  "})
+    assert empty.status_code == 400 and services.ANSWER_EMPTY in empty.content.decode()
+
+
+def test_preview_of_a_draft_question_takes_trial_answers(
+    client: Client, question: Question, instructor
+) -> None:
+    services.question_unpublish(question=question)
+    client.force_login(instructor)
+    url = reverse("questions:preview", kwargs={"slug": question.slug})
+    response = client.post(url, {"text": "Softmax saturates."})
+    assert response.status_code == 200
+    assert "this question is a <em>draft</em>" in response.content.decode()

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from questions.content_files import CONTENT_DIR, ContentError
 from questions.content_loading import content_load
+from questions.example_answers import example_answers_load
 
 NOTHING_TO_CREATE = "Nothing to create: every role, question and page of the files is loaded."
 NOTHING_TO_UPDATE = "Nothing to update: the seeded rows match the files."
@@ -18,6 +19,7 @@ STALE_HINT = (
     "`manage.py load_content --update` overwrites them from the files:"
 )
 EXTRA_NOTE = "Left alone (in the database, not in the files):"
+EXAMPLES_CREATED = "Created {count} example answer(s) from the dev lines of questions/eval/."
 
 
 class Command(BaseCommand):
@@ -46,8 +48,13 @@ class Command(BaseCommand):
             report = content_load(
                 apps, update=options["update"], compare=True, directory=options["directory"]
             )
-        except ContentError as exc:
+            # After the questions exist: a database migrated before the evaluation files
+            # appeared gets its example answers here (only what is missing, dev lines only).
+            examples = example_answers_load(apps)
+        except (ContentError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
+        if examples:
+            self.stdout.write(EXAMPLES_CREATED.format(count=examples))
         for line in report.created + report.updated:
             self.stdout.write(line)
         if not report.created:
