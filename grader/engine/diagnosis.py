@@ -3,21 +3,35 @@
 No Django imports. The student's outputs on diagnostic inputs come from the executor (the
 sandbox); the known wrong implementations are OUR trusted functions, run here. A code is named
 when the student's outputs match a wrong implementation on every diagnostic input where that
-implementation differs from the reference; two codes are rule-based instead: ``mutates-input``
-(an input came back changed) and ``wrong-shape`` (an output's shape differs from the
-reference's). A correct implementation matches the reference everywhere, so it matches no wrong
-implementation on an input where that one differs from the reference: no code is named.
+implementation differs from the reference. Other codes are rule-based: ``mutates-input`` (an
+input came back changed), ``wrong-shape`` (an output's shape differs from the reference's),
+``hardcoded-scale`` (one constant scale at several head sizes), ``rounded-output`` (every value
+a multiple of 10^-d), ``unstable-softmax`` when large scores raise ``OverflowError``,
+``softmax-wrong-axis`` when the outputs are the softmax along another axis, and the batch codes.
+
+Batch axes. Every diagnostic input of attention and multi-head attention is also sent with one
+and with two leading batch axes (element 0 of the batch is the 2-D input, so its output is
+comparable). Code that only works for one number of dimensions is diagnosed on the form that
+runs (so a 3-D-only function still shows its other mistakes), and the batch code names the
+cause where the exception or the outputs show it.
+
+A correct implementation matches the reference everywhere and treats every batch element alike,
+so it matches no wrong implementation on an input where that one differs from the reference:
+no code is named.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from grader.engine import reference
+from grader.engine import wrong_implementations as wrong
 from grader.engine.checks.inputs import (
     attention_call,
     causal_mask,
@@ -28,7 +42,14 @@ from grader.engine.checks.inputs import (
     unit,
 )
 from grader.engine.executors.base import Call, CallResult
-from grader.engine.misconceptions import CODES, LARGE, MASK, PLAIN, wrong_implementations_for
+from grader.engine.misconceptions import (
+    BATCH,
+    CODES,
+    LARGE,
+    MASK,
+    PLAIN,
+    wrong_implementations_for,
+)
 
 # Tag of the attention probes called with V = identity (their outputs are the weights).
 WEIGHTS = "weights"
@@ -44,6 +65,42 @@ MATCH_ATOL = 1e-4
 DIFFER_RTOL = 1e-2
 DIFFER_ATOL = 1e-3
 
+# The size of each leading batch axis added to the 2-D diagnostic inputs. Element 0 of every
+# batch is the 2-D input itself; the other element has its rows reversed (a different input).
+BATCH_SIZE = 2
+BATCH_FORMS = (1, 2)  # one leading batch axis (3-D inputs), then two (4-D)
+# Rounded outputs: every value a multiple of 10^-d, for d up to this many decimals.
+MAX_ROUNDED_DECIMALS = 6
+ROUNDED_MIN_VALUES = 20  # fewer values could be multiples of 10^-d by chance
+
+# Batch codes, from the most specific cause to none recognised.
+BATCH_TRANSPOSE = "batch-transpose"
+BATCH_NP_DOT = "batch-np-dot"
+BATCH_FIXED_NDIM = "batch-fixed-ndim"
+BATCH_UNSUPPORTED = "batch-unsupported"
+BATCH_CODES = (BATCH_TRANSPOSE, BATCH_NP_DOT, BATCH_FIXED_NDIM, BATCH_UNSUPPORTED)
+
+# What an exception says when code assumed a number of dimensions (numpy 1.x and 2.x wording).
+_FIXED_NDIM_ERRORS = (
+    "values to unpack",  # n, d = Q.shape
+    "axes don't match array",  # transpose(0, 2, 1) on 2-D or 4-D
+    "out of bounds for array of dimension",  # axis=2, swapaxes(1, 2), ...
+    "tuple index out of range",  # Q.shape[2]
+    "cannot reshape array",  # reshape(b, n, h, d) with a hand-written batch axis
+    "converted to python scalars",  # math.exp of a row: a loop that expected numbers
+    "setting an array element with a sequence",
+    "too many indices for array",
+    "truth value of an array with more than one element is ambiguous",  # max(row) of a matrix
+    "more dimensions than subscripts",  # np.einsum("id,jd->ij", ...) on 3-D
+    "too many subscripts",
+)
+_DOT_T = re.compile(r"\.T\b|np\.transpose\(\s*\w+\s*\)|\.transpose\(\s*\)")
+_NP_DOT = re.compile(r"\bdot\(")
+# Idioms of 2-D code in the line that raised: a column vector made by reshape or indexing.
+_TWO_D_IDIOM = re.compile(r"reshape\(\s*-1\s*,\s*1\s*\)|\[\s*:\s*,\s*(None|np\.newaxis)\s*\]")
+_AXIS_ERROR = "out of bounds for array of dimension"
+_OVERFLOW = "OverflowError"
+
 
 class _Raised:
     """The outcome of a call that raised (a student's error or a wrong implementation's)."""
@@ -56,6 +113,10 @@ RAISED = _Raised()
 class DiagnosticProbe:
     call: Call
     tags: frozenset[str]
+    # Leading batch axes added to a 2-D diagnostic input (0: the input as generated).
+    form: int = 0
+    # Index (in the probe list) of the 2-D input this one is a batched copy of.
+    base: int | None = None
 
 
 def _probe(call: Call, *tags: str) -> DiagnosticProbe:
@@ -64,7 +125,8 @@ def _probe(call: Call, *tags: str) -> DiagnosticProbe:
 
 def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticProbe]:
     """Inputs that tell the known misconceptions apart. Plain inputs send their arrays back
-    (``return_inputs``) so an in-place change is seen."""
+    (``return_inputs``) so an in-place change is seen. Attention and multi-head inputs come
+    again with leading batch axes (see ``_batched``)."""
     if kind == reference.KIND_ATTENTION:
         probes = [
             # Several d_k, with d_v, n and m all different from d_k, so a constant, √d_v or √m
@@ -101,15 +163,39 @@ def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticPro
             _probe(attention_call(unit(rng, (n, d_k)), unit(rng, (m, d_k)), np.eye(m)), WEIGHTS)
             for n, m, d_k in ((5, 6, 9), (4, 7, 36), (6, 5, 100))
         ]
+        # A second mask where every query has an allowed and a blocked key and no key is
+        # blocked for every query: masked scores set to NaN still give NaN, a softmax over the
+        # queries (NaN on the first mask's all-blocked key) does not.
+        rows, cols = np.indices((6, 8))
+        mask = (rows + cols) % 3 != 0
+        probes.append(
+            _probe(
+                attention_call(unit(rng, (6, 16)), unit(rng, (8, 16)), unit(rng, (8, 4)), mask),
+                MASK,
+            )
+        )
+        probes += _batched(kind, probes)
+        # The transpose probe: batch = m = d_k, so `Q @ K.T` (which reverses the batch axis
+        # too) runs and returns the right shape with wrong values that name the cause.
+        t = 4
+        probes.append(
+            DiagnosticProbe(
+                attention_call(unit(rng, (t, 5, t)), unit(rng, (t, t, t)), unit(rng, (t, t, 3))),
+                frozenset({BATCH}),
+                form=1,
+            )
+        )
         return probes
     if kind == reference.KIND_MULTI_HEAD:
         probes = [
             _probe(mha_call(unit(rng, (n, d)), mha_weights(rng, d), h, return_inputs=True), PLAIN)
             for d, h, n in ((16, 4, 5), (48, 3, 6), (32, 2, 4), (24, 6, 5))
         ]
-        probes.append(
-            _probe(mha_call(unit(rng, (6, 16)), mha_weights(rng, 16), 4, causal_mask(6)), MASK)
-        )
+        # Causal, with the last key blocked for every query too: every row then has an allowed
+        # and a blocked key, so a mask read the wrong way round never blocks a whole row.
+        mask = causal_mask(6)
+        mask[-1, -1] = False
+        probes.append(_probe(mha_call(unit(rng, (6, 16)), mha_weights(rng, 16), 4, mask), MASK))
         probes.append(
             _probe(mha_call(unit(rng, (5, 16)) * np.sqrt(1e3), mha_weights(rng, 16), 4), LARGE)
         )
@@ -117,7 +203,7 @@ def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticPro
             _probe(_mha_weights_call(rng, n_heads, d_head, n), WEIGHTS)
             for n_heads, d_head, n in ((2, 9, 5), (2, 36, 5), (1, 100, 5))
         ]
-        return probes
+        return probes + _batched(kind, probes)
     if kind == reference.KIND_SOFTMAX:
         probes = [
             _probe(softmax_call(unit(rng, shape) * 3.0, axis, return_inputs=True), PLAIN)
@@ -125,8 +211,36 @@ def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticPro
         ]
         offsets = np.array([[1e3], [-1e3], [2e3]])  # overflow, 0/0 and overflow in every row
         probes.append(_probe(softmax_call(offsets + unit(rng, (3, 6)) * 2.0), LARGE))
+        # 1-D inputs (the contract's smallest): code written for rows of a matrix fails here,
+        # and list-based code written for one vector runs here only.
+        probes.append(_probe(softmax_call(unit(rng, (7,)) * 3.0, return_inputs=True), PLAIN))
+        big = unit(rng, (6,)) * 2.0 + 1e3
+        probes.append(_probe(softmax_call(big), LARGE))
         return probes
     raise ValueError(f"unknown exercise kind {kind!r}")
+
+
+def _stack_form(a: np.ndarray, form: int) -> np.ndarray:
+    """``a`` with ``form`` leading batch axes of BATCH_SIZE; element (0, …, 0) is ``a``."""
+    for _ in range(form):
+        other = a[..., ::-1, :] if a.ndim >= 2 else a[::-1]
+        a = np.stack([a, other] + [a] * (BATCH_SIZE - 2))
+    return np.ascontiguousarray(a)
+
+
+def _batched(kind: str, probes: Sequence[DiagnosticProbe]) -> list[DiagnosticProbe]:
+    """Each 2-D probe again with one and with two leading batch axes. The mask stays 2-D (it
+    broadcasts over any batch); the multi-head weight matrices are never batched."""
+    n_batched = 3 if kind == reference.KIND_ATTENTION else 1  # Q, K, V or X
+    out = []
+    for form in BATCH_FORMS:
+        for index, probe in enumerate(probes):
+            args = list(probe.call.args)
+            for i in range(n_batched):
+                args[i] = _stack_form(args[i], form)
+            call = Call(args=tuple(args), return_inputs=probe.call.return_inputs)
+            out.append(DiagnosticProbe(call, probe.tags, form=form, base=index))
+    return out
 
 
 def _trusted_outcome(func: Any, call: Call) -> np.ndarray | _Raised:
@@ -173,51 +287,389 @@ def _mutated(call: Call, result: CallResult | None) -> bool:
     )
 
 
+_REFERENCES = {
+    reference.KIND_ATTENTION: reference.attention,
+    reference.KIND_MULTI_HEAD: reference.multi_head_attention,
+    reference.KIND_SOFTMAX: reference.softmax,
+}
+
+Outcome = np.ndarray | _Raised | None
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One 2-D diagnostic input and the student's outcome on the form of it that ran."""
+
+    probe: DiagnosticProbe  # the 2-D input: references and wrong implementations run on it
+    asked: DiagnosticProbe  # the form whose outcome is used (the 2-D one, or a batched copy)
+    result: CallResult | None
+    student: Outcome  # batched outputs reduced to batch element 0, comparable with the 2-D
+
+
 def diagnose(
     kind: str, probes: Sequence[DiagnosticProbe], results: Sequence[CallResult | None]
 ) -> list[str]:
     """The misconception codes the student's outputs show, in the catalogue's order."""
     codes: set[str] = set()
-    ref_func = {
-        reference.KIND_ATTENTION: reference.attention,
-        reference.KIND_MULTI_HEAD: reference.multi_head_attention,
-        reference.KIND_SOFTMAX: reference.softmax,
-    }[kind]
-    refs = [_trusted_outcome(ref_func, p.call) for p in probes]
-    students = [_student_outcome(r) for r in results]
+    ref_func = _REFERENCES[kind]
+    outcomes = [_student_outcome(r) for r in results]
+    seen = _seen(probes, results, outcomes)
+    refs = [_trusted_outcome(ref_func, s.probe.call) for s in seen]
 
-    for probe, result, ref, student in zip(probes, results, refs, students, strict=True):
-        if _mutated(probe.call, result):
+    for item, ref in zip(seen, refs, strict=True):
+        if _mutated(item.asked.call, item.result):
             codes.add("mutates-input")
-        arrays = isinstance(student, np.ndarray) and isinstance(ref, np.ndarray)
-        if arrays and student.shape != ref.shape:
+        arrays = isinstance(item.student, np.ndarray) and isinstance(ref, np.ndarray)
+        if arrays and item.student.shape != ref.shape:
             codes.add("wrong-shape")
+        if LARGE in item.probe.tags and _raised_with(item.result, _OVERFLOW):
+            codes.add("unstable-softmax")  # math.exp raises where np.exp returns inf
+
+    if _overflows_only_when_large(seen):
+        codes.add("unstable-softmax")
+
+    decimals = _rounded_decimals([s.student for s in seen if PLAIN in s.probe.tags])
+    if decimals is not None:
+        codes.add("rounded-output")
 
     # Any constant, not only the ones of the known wrong implementations below.
-    if kind != reference.KIND_SOFTMAX and _constant_scale(kind, probes, students):
+    students = [s.student for s in seen]
+    bases = [s.probe for s in seen]
+    if kind != reference.KIND_SOFTMAX and _constant_scale(kind, bases, students):
         codes.add("hardcoded-scale")
+    if kind == reference.KIND_SOFTMAX and _softmax_other_axis(seen, refs):
+        codes.add("softmax-wrong-axis")
 
-    for impl in wrong_implementations_for(kind):
-        if impl.code in codes:
-            continue
-        differing = matched = matched_arrays = 0
-        for probe, ref, student in zip(probes, refs, students, strict=True):
-            if not (impl.tags & probe.tags) or student is None:
-                continue
-            wrong = _trusted_outcome(impl.func, probe.call)
-            if _same(wrong, ref, DIFFER_RTOL, DIFFER_ATOL):
-                continue  # this input does not tell the two apart
-            differing += 1
-            if _same(student, wrong, MATCH_RTOL, MATCH_ATOL) and not _same(
-                student, ref, MATCH_RTOL, MATCH_ATOL
-            ):
-                matched += 1
-                matched_arrays += isinstance(wrong, np.ndarray)
-        # Every telling input agrees, and at least one on an actual output (two functions that
-        # both raise are not evidence of the same mistake).
-        if differing and matched == differing and matched_arrays:
+    impls = [impl for impl in wrong_implementations_for(kind) if BATCH not in impl.tags]
+    for impl in impls:
+        if impl.code not in codes and _matches(impl, bases, refs, students, decimals):
             codes.add(impl.code)
+    codes |= _pairs(kind, bases, refs, students, decimals)
+
+    codes |= _batch_codes(kind, probes, results, outcomes, codes)
     return [code for code in CODES if code in codes]
+
+
+def _seen(
+    probes: Sequence[DiagnosticProbe],
+    results: Sequence[CallResult | None],
+    outcomes: Sequence[Outcome],
+) -> list[_Seen]:
+    """Each 2-D input with the first of its forms (2-D, then with batch axes) that returned an
+    array: a function that only works on 3-D input is diagnosed on the 3-D outputs."""
+    copies: dict[int, list[int]] = {}
+    for j, probe in enumerate(probes):
+        if probe.base is not None:
+            copies.setdefault(probe.base, []).append(j)
+    seen = []
+    for i, probe in enumerate(probes):
+        if probe.base is not None or probe.form:
+            continue
+        group = [i, *sorted(copies.get(i, []), key=lambda j: probes[j].form)]
+        j = next((j for j in group if isinstance(outcomes[j], np.ndarray)), i)
+        student = _batch_element_0(outcomes[j], probes[j].form)
+        if student is RAISED and _text_cause(_error(results[j])) == BATCH_FIXED_NDIM:
+            student = None  # raised for its number of dimensions: the batch code says so
+        seen.append(_Seen(probe, probes[j], results[j], student))
+    return seen
+
+
+def _batch_element_0(out: Outcome, form: int) -> Outcome:
+    if not form or not isinstance(out, np.ndarray):
+        return out
+    if out.shape[:form] != (BATCH_SIZE,) * form:
+        return out  # not even the batch shape: compared as it is (a wrong shape)
+    return out[(0,) * form]
+
+
+def _matches(
+    impl: Any,
+    probes: Sequence[DiagnosticProbe],
+    refs: Sequence[Outcome],
+    students: Sequence[Outcome],
+    decimals: int | None = None,
+) -> bool:
+    """Does the student agree with ``impl`` on every input where ``impl`` differs from the
+    reference (and on at least one actual output: two functions that both raise are not
+    evidence of the same mistake)? Rounded outputs are compared with the rounded wrong one."""
+    differing = matched = matched_arrays = 0
+    for probe, ref, student in zip(probes, refs, students, strict=True):
+        if not (impl.tags & probe.tags) or student is None:
+            continue
+        wrong_out = _trusted_outcome(impl.func, probe.call)
+        if _same(wrong_out, ref, DIFFER_RTOL, DIFFER_ATOL):
+            continue  # this input does not tell the two apart
+        differing += 1
+        target, atol = wrong_out, MATCH_ATOL
+        if decimals is not None and isinstance(wrong_out, np.ndarray):
+            target, atol = np.round(wrong_out, decimals), MATCH_ATOL + 1.01 * 10.0**-decimals
+        if _same(student, target, MATCH_RTOL, atol) and not _same(
+            student, ref, MATCH_RTOL, MATCH_ATOL
+        ):
+            matched += 1
+            matched_arrays += isinstance(wrong_out, np.ndarray)
+    return bool(differing and matched == differing and matched_arrays)
+
+
+def _overflows_only_when_large(seen: Sequence[_Seen]) -> bool:
+    """NaN or infinity on the large-score inputs only, whatever formula produced it (naive
+    exp, a log-sum-exp without the shift, ...): the symptom of an unstable softmax."""
+    plain = [s.student for s in seen if PLAIN in s.probe.tags]
+    large = [s.student for s in seen if LARGE in s.probe.tags]
+    finite_plain = [p for p in plain if isinstance(p, np.ndarray)]
+    if not finite_plain or not all(np.all(np.isfinite(p)) for p in finite_plain):
+        return False
+    return any(isinstance(out, np.ndarray) and not np.all(np.isfinite(out)) for out in large)
+
+
+def _error(result: CallResult | None) -> str:
+    return (result.error or "") if result is not None else ""
+
+
+_VARIANTS = {
+    reference.KIND_ATTENTION: (wrong.attention_variant, wrong.ATTENTION_OPTIONS),
+    reference.KIND_MULTI_HEAD: (wrong.mha_variant, wrong.MHA_OPTIONS),
+}
+# Keyword of each option group in the variant functions.
+_KEYWORDS = {"mask": "mask_how"}
+
+
+def _pairs(
+    kind: str,
+    probes: Sequence[DiagnosticProbe],
+    refs: Sequence[Outcome],
+    students: Sequence[Outcome],
+    decimals: int | None,
+) -> set[str]:
+    """Codes of two mistakes made at once: the student agrees, on every diagnostic input, with
+    a variant that has exactly two of the catalogued mistakes (the single ones are matched
+    above). Stricter than a single match: every input counts, not only the telling ones."""
+    if kind not in _VARIANTS or not any(isinstance(s, np.ndarray) for s in students):
+        return set()
+    func, options = _VARIANTS[kind]
+    wrong_options = [
+        (group, option, code)
+        for group, choices in options.items()
+        for option, code in choices.items()
+        if code is not None
+    ]
+    found: set[str] = set()
+    for (g1, o1, c1), (g2, o2, c2) in itertools.combinations(wrong_options, 2):
+        if g1 == g2:
+            continue
+        one, two = {_KEYWORDS.get(g1, g1): o1}, {_KEYWORDS.get(g2, g2): o2}
+        if _agrees_everywhere(func, {**one, **two}, probes, refs, students, decimals) and not (
+            # Both mistakes must show: where the second changes nothing on these inputs (a
+            # naive softmax on scores too small to overflow), the first alone is the diagnosis.
+            _agrees_everywhere(func, one, probes, refs, students, decimals)
+            or _agrees_everywhere(func, two, probes, refs, students, decimals)
+        ):
+            found |= {c1, c2}
+    return found
+
+
+def _agrees_everywhere(
+    func: Any,
+    kwargs: dict[str, str],
+    probes: Sequence[DiagnosticProbe],
+    refs: Sequence[Outcome],
+    students: Sequence[Outcome],
+    decimals: int | None,
+) -> bool:
+    differs = False
+    for probe, ref, student in zip(probes, refs, students, strict=True):
+        if student is None:
+            continue
+        call = Call(args=probe.call.args, kwargs={**probe.call.kwargs, **kwargs})
+        out = _trusted_outcome(func, call)
+        atol = MATCH_ATOL
+        if decimals is not None and isinstance(out, np.ndarray):
+            out, atol = np.round(out, decimals), MATCH_ATOL + 1.01 * 10.0**-decimals
+        if not _same(student, out, MATCH_RTOL, atol):
+            return False
+        differs = differs or not _same(out, ref, DIFFER_RTOL, DIFFER_ATOL)
+    return differs
+
+
+def _raised_with(result: CallResult | None, needle: str) -> bool:
+    return result is not None and result.output is None and needle in (result.error or "")
+
+
+def _rounded_decimals(students: Sequence[Outcome]) -> int | None:
+    """d when every finite output value is a multiple of 10^-d (d <= 6) and not all are whole
+    numbers: outputs rounded for printing. Float arithmetic never lands on such a grid."""
+    arrays = [a[np.isfinite(a)] for a in students if isinstance(a, np.ndarray)]
+    values = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0)
+    if values.size < ROUNDED_MIN_VALUES or np.all(values == np.rint(values)):
+        return None
+    for d in range(1, MAX_ROUNDED_DECIMALS + 1):
+        scaled = values * 10.0**d
+        if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return d
+    return None
+
+
+def _softmax_other_axis(seen: Sequence[_Seen], refs: Sequence[Outcome]) -> bool:
+    """True when, wherever the student's softmax is wrong, it is the softmax along another
+    axis (or over the whole array, or a sum that lost its axis): a hard-coded ``axis=1`` or
+    ``axis=0`` is right on some inputs and this on the others."""
+    differing = 0
+    for item, ref in zip(seen, refs, strict=True):
+        student = item.student
+        if PLAIN not in item.probe.tags or not isinstance(student, np.ndarray):
+            continue
+        if _same(student, ref, MATCH_RTOL, MATCH_ATOL):
+            continue
+        differing += 1
+        args = item.probe.call.args
+        x = np.asarray(args[0], dtype=np.float64)
+        axis = int(args[1]) if len(args) > 1 else -1
+        # Along any other axis or set of axes (a loop over rows of a 3-D array normalises
+        # each 2-D slice; over no axis at all, every value becomes 1).
+        subsets = [
+            axes
+            for r in range(x.ndim + 1)
+            for axes in itertools.combinations(range(x.ndim), r)
+            if axes != (axis % x.ndim,)
+        ]
+        others = [_softmax_over(x, axes) for axes in subsets]
+        # The max taken along the axis but the sum over others (e / np.sum(e)).
+        shifted = np.exp(x - x.max(axis=axis, keepdims=True))
+        others += [shifted / shifted.sum(axis=axes, keepdims=True) for axes in subsets if axes]
+        others.append(_trusted_outcome(wrong.softmax_missing_keepdims, item.probe.call))
+        if not any(_same(student, o, MATCH_RTOL, MATCH_ATOL) for o in others):
+            return False
+    return differing > 0
+
+
+def _softmax_over(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    if not axes:
+        return np.ones_like(x)
+    e = np.exp(x - x.max(axis=axes, keepdims=True))
+    return e / e.sum(axis=axes, keepdims=True)
+
+
+def _scale_changes(
+    kind: str, probe: DiagnosticProbe, out_2d: np.ndarray, out_batched: np.ndarray
+) -> bool:
+    """Do the weights of the 2-D call and of batch element 0 (the same input) show two
+    different constant scales?"""
+    scales = []
+    for out in (out_2d, out_batched):
+        triples = _weight_triples(kind, probe.call, out)
+        if not triples:
+            return False
+        found = [_effective_scale(q, k, w) for q, k, w in triples]
+        if any(c is None for c in found):
+            return False
+        scales.append(found[0])
+    return abs(scales[0] / scales[1] - 1.0) > SCALE_SPREAD
+
+
+def _text_cause(text: str) -> str | None:
+    """The batch code an exception's text shows: its message, or the line that raised."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    message = lines[-1].lower()
+    if any(e in message for e in _FIXED_NDIM_ERRORS):
+        return BATCH_FIXED_NDIM
+    code_lines = [
+        line.strip()
+        for line in lines[:-1]
+        if line.startswith("    ")
+        and line.strip().strip("^~ ")
+        and not line.strip().startswith("File ")
+    ]
+    where = code_lines[-1] if code_lines else ""
+    if _DOT_T.search(where):
+        return BATCH_TRANSPOSE
+    if _TWO_D_IDIOM.search(where):
+        return BATCH_FIXED_NDIM
+    if _NP_DOT.search(where):
+        return BATCH_NP_DOT
+    return None
+
+
+def _batch_codes(
+    kind: str,
+    probes: Sequence[DiagnosticProbe],
+    results: Sequence[CallResult | None],
+    outcomes: Sequence[Outcome],
+    codes: set[str],
+) -> set[str]:
+    """At most one batch code: the function works for some numbers of dimensions and not for
+    others, with the cause where a wrong implementation, an exception or a shape shows it."""
+    texts: list[str] = []
+    failed = np_dot = fixed_ndim = False
+    if kind == reference.KIND_SOFTMAX:
+        # The plain inputs have one, two and three dimensions.
+        plain = [i for i, p in enumerate(probes) if PLAIN in p.tags]
+        if any(isinstance(outcomes[i], np.ndarray) for i in plain):
+            texts = [results[i].error or "" for i in plain if outcomes[i] is RAISED]
+            if "softmax-wrong-axis" in codes:
+                # A hard-coded axis=1 raises on 1-D input: the wrong axis says it already.
+                texts = [t for t in texts if _AXIS_ERROR not in t]
+            # Only a recognised cause: a softmax that raises on some shapes for another reason
+            # (a sum without keepdims that cannot broadcast) is named by what it computes.
+            texts = [t for t in texts if _text_cause(t) == BATCH_FIXED_NDIM]
+            failed = bool(texts)
+    else:
+        groups: dict[int, list[int]] = {}
+        for j, probe in enumerate(probes):
+            if probe.base is not None:
+                groups.setdefault(probe.base, [probe.base]).append(j)
+        for group in groups.values():
+            if not any(isinstance(outcomes[j], np.ndarray) for j in group):
+                continue  # raises whatever the dimensions: not a batch problem
+            for j in group:
+                if outcomes[j] is RAISED:
+                    failed = True
+                    texts.append(_error(results[j]))
+            if outcomes[group[0]] is RAISED:
+                # Right with batch axes, wrong without: whatever the line, the code assumes a
+                # number of dimensions (a loop over Q.shape[0], 3-D-only transposes, ...).
+                fixed_ndim = True
+            base = outcomes[group[0]]
+            if not isinstance(base, np.ndarray) or LARGE in probes[group[0]].tags:
+                continue
+            for j in group[1:]:
+                out = outcomes[j]
+                if not isinstance(out, np.ndarray):
+                    continue
+                lead = (BATCH_SIZE,) * probes[j].form
+                if out.shape == lead + base.shape:
+                    element_0 = out[(0,) * probes[j].form]
+                    if not _same(element_0, base, MATCH_RTOL, MATCH_ATOL):
+                        failed = True  # batch element 0 is the 2-D input: it must agree
+                        if WEIGHTS in probes[group[0]].tags:
+                            # A scale that changes with the number of dimensions was read
+                            # from a positive index (K.shape[0], Q.shape[1], ...).
+                            fixed_ndim |= _scale_changes(kind, probes[group[0]], base, element_0)
+                else:
+                    failed = True
+                    np_dot |= out.shape == lead + base.shape[:-1] + lead + base.shape[-1:]
+
+    # Wrong implementations that are right in 2-D and wrong with batch axes.
+    # (Not on masked or large scores, where -1e9 and -inf, or overflow, differ in other ways.)
+    usable = [i for i, p in enumerate(probes) if p.form and not p.tags & {MASK, LARGE}]
+    batch_probes = [replace(probes[i], tags=probes[i].tags | {BATCH}) for i in usable]
+    refs = [_trusted_outcome(_REFERENCES[kind], p.call) for p in batch_probes]
+    students = [outcomes[i] for i in usable]
+    for impl in wrong_implementations_for(kind):
+        if BATCH in impl.tags and _matches(impl, batch_probes, refs, students):
+            return {impl.code}
+    if not failed:
+        return set()
+    if fixed_ndim:
+        return {BATCH_FIXED_NDIM}
+    causes = {_text_cause(t) for t in texts}
+    if np_dot:
+        causes.add(BATCH_NP_DOT)
+    for code in BATCH_CODES:
+        if code in causes:
+            return {code}
+    return {BATCH_UNSUPPORTED}
 
 
 def _effective_scale(q: np.ndarray, k: np.ndarray, w: np.ndarray) -> float | None:

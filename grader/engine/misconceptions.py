@@ -28,6 +28,13 @@ REBUTTAL_URL = "/questions/{question}/#wrong-{slug}"
 PLAIN = "plain"
 MASK = "mask"
 LARGE = "large"
+# "batch": the inputs with leading batch axes (and the transpose probe, where `K.T` happens to
+# run): what code right for 2-D input only does differently. Implementations tagged with it are
+# compared on those inputs only.
+BATCH = "batch"
+
+# The link target of each code's explanation (an id on the explainer page; stable).
+ANCHOR = "misconception-{code}"
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,11 @@ class Misconception:
     title: str
     explanation: str  # in the student's terms; what to change
     wrong_answer_slug: str | None = None  # the rebuttal on the question page, where one exists
+
+    @property
+    def anchor(self) -> str:
+        """A stable id for this code's explanation (the explainer's sections link here)."""
+        return ANCHOR.format(code=self.code)
 
     @property
     def rebuttal_url(self) -> str | None:
@@ -132,17 +144,47 @@ _ALL: tuple[Misconception, ...] = (
         "MAY attend to the key. Your function blocks the keys marked True and keeps the others.",
     ),
     Misconception(
+        "mask-wrong-fill",
+        "Masked scores are set to 0 or NaN instead of -inf",
+        "A masked key must end with weight exactly 0, so its score must become -inf (or a very "
+        "large negative number such as -1e9) before the softmax. A score of 0 still gets "
+        "weight exp(0 - max), and NaN turns the whole row of weights into NaN. Write "
+        "`scores = np.where(mask, scores, -np.inf)`.",
+    ),
+    Misconception(
         "wrong-head-split",
         "Multi-head: the heads take the wrong columns",
         "Head h must use the contiguous columns h·d_head … (h+1)·d_head - 1 of X·W: reshape to "
         "(..., n, n_heads, d_head), not (..., n, d_head, n_heads), then move the head axis "
-        "in front of the sequence axis.",
+        "in front of the sequence axis. A plain reshape to (..., n_heads, n, d_head) without "
+        "that transpose mixes tokens and columns.",
+    ),
+    Misconception(
+        "weights-transposed",
+        "Multi-head: the weight matrices are used transposed (X @ W.T)",
+        "PyTorch's nn.Linear stores its weight as (out, in) and computes X @ W.T; here the "
+        "weights are given as (d_model, d_model) matrices to multiply on the right: Q = X @ W_q, "
+        "K = X @ W_k, V = X @ W_v and the output is concat @ W_o. Drop the .T.",
+    ),
+    Misconception(
+        "missing-projections",
+        "Multi-head: X is used as Q, K and V without the projections",
+        "Each head attends over projected inputs: compute Q = X @ W_q, K = X @ W_k and "
+        "V = X @ W_v first, then split those into heads. Splitting X itself skips the learned "
+        "projections, so every head sees raw slices of the input.",
     ),
     Misconception(
         "missing-output-projection",
         "Multi-head: the output projection W_o is missing",
         "After concatenating the heads, multiply by W_o: the heads' outputs are mixed by the "
         "output projection.",
+    ),
+    Misconception(
+        "rounded-output",
+        "The output is rounded",
+        "Your values agree with the expected ones only up to a few decimals: every difference "
+        "is within half a unit of the last decimal kept, as after `np.round(out, 4)`. Rounding "
+        "is for printing; return the full-precision array (the checks allow only about 1e-5).",
     ),
     Misconception(
         "mutates-input",
@@ -157,6 +199,39 @@ _ALL: tuple[Misconception, ...] = (
         "row per query). Returning the weights, a transposed or flattened array, or heads that "
         "were never merged gives the wrong shape.",
     ),
+    Misconception(
+        "batch-transpose",
+        "Batch axes: `.T` reverses every axis, not just the last two",
+        "Your function works on 2-D inputs but not with batch axes. For K of shape (b, m, d_k), "
+        "K.T (and np.transpose(K)) has shape (d_k, m, b): it reverses every axis, the batch one "
+        "too. Transpose only the last two: `np.swapaxes(K, -1, -2)` or `K.swapaxes(-1, -2)`. "
+        "Use `@` (np.matmul) rather than np.dot, which does not treat leading axes as a batch.",
+    ),
+    Misconception(
+        "batch-np-dot",
+        "Batch axes: np.dot is not batched matrix multiplication",
+        "Your function works on 2-D inputs but not with batch axes. On arrays with more than two "
+        "dimensions np.dot(a, b) pairs every batch of a with every batch of b (a (b, n, m) and a "
+        "(b, m, d_v) give (b, n, b, d_v)). Use `a @ b` (np.matmul), which multiplies matching "
+        "batches and broadcasts the rest.",
+    ),
+    Misconception(
+        "batch-fixed-ndim",
+        "Batch axes: the code assumes a fixed number of dimensions",
+        "The contract allows any number of leading batch axes, none included, but your function "
+        "only works for one number of dimensions: unpacking `n, d = Q.shape`, `transpose(0, 2, "
+        "1)`, a positive axis such as `axis=1`, or a reshape with a hand-written batch or head "
+        "axis. Count from the end instead: `d_k = Q.shape[-1]`, `np.swapaxes(K, -1, -2)`, "
+        "`axis=-1`, `*batch, n, d = X.shape`.",
+    ),
+    Misconception(
+        "batch-unsupported",
+        "Batch axes are not supported",
+        "Your function works on 2-D inputs but fails (or mixes up the batch elements) when the "
+        "inputs have leading batch axes. Every operation must act on the last two axes only: "
+        "use `@`, `np.swapaxes(K, -1, -2)`, negative axes and `keepdims=True`, and never "
+        "reshape the batch axes together with the sequence axis.",
+    ),
 )
 
 MISCONCEPTIONS: dict[str, Misconception] = {m.code: m for m in _ALL}
@@ -169,12 +244,19 @@ def misconception_describe(code: str) -> dict[str, Any]:
     """A code with its title, explanation and rebuttal link, ready for a page or the API."""
     m = MISCONCEPTIONS.get(code)
     if m is None:
-        return {"code": code, "title": UNKNOWN_TITLE, "explanation": "", "rebuttal_url": None}
+        return {
+            "code": code,
+            "title": UNKNOWN_TITLE,
+            "explanation": "",
+            "rebuttal_url": None,
+            "anchor": ANCHOR.format(code=code),
+        }
     return {
         "code": m.code,
         "title": m.title,
         "explanation": m.explanation,
         "rebuttal_url": m.rebuttal_url,
+        "anchor": m.anchor,
     }
 
 
@@ -202,6 +284,7 @@ class WrongImplementation:
 _A, _M, _S = reference.KIND_ATTENTION, reference.KIND_MULTI_HEAD, reference.KIND_SOFTMAX
 _MASKED = frozenset({MASK})
 _LARGE = frozenset({LARGE})
+_BATCH = frozenset({BATCH})
 
 WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     # attention
@@ -223,6 +306,16 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     WrongImplementation("mask-inverted", _A, w.attention_mask_inverted, _MASKED),
     WrongImplementation("mutates-input", _A, w.attention_scales_q_in_place),
     WrongImplementation("wrong-shape", _A, w.attention_returns_weights),
+    WrongImplementation("unstable-softmax", _A, w.attention_global_max, _LARGE),
+    WrongImplementation("mask-wrong-fill", _A, w.attention_mask_zero_fill, _MASKED),
+    WrongImplementation("mask-wrong-fill", _A, w.attention_mask_nan_fill, _MASKED),
+    WrongImplementation("rounded-output", _A, w.attention_rounded),
+    WrongImplementation("batch-transpose", _A, w.attention_matmul_dot_t, _BATCH),
+    WrongImplementation("batch-transpose", _A, w.attention_np_dot_t, _BATCH),
+    WrongImplementation("batch-np-dot", _A, w.attention_np_dot_values, _BATCH),
+    WrongImplementation("batch-fixed-ndim", _A, w.attention_transpose_3d, _BATCH),
+    WrongImplementation("batch-fixed-ndim", _A, w.attention_softmax_axis_1, _BATCH),
+    WrongImplementation("batch-fixed-ndim", _A, w.attention_d_k_from_shape_1, _BATCH),
     # multi-head attention
     WrongImplementation("missing-scale", _M, w.mha_missing_scale),
     WrongImplementation("scale-by-d", _M, w.mha_scale_by_d_head),
@@ -237,6 +330,14 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     WrongImplementation("scale-values", _M, w.mha_scale_values),
     WrongImplementation("softmax-wrong-axis", _M, w.mha_softmax_over_queries),
     WrongImplementation("unnormalized-weights", _M, w.mha_unnormalized),
+    WrongImplementation("mask-inverted", _M, w.mha_mask_inverted, _MASKED),
+    WrongImplementation("unstable-softmax", _M, w.mha_global_max, _LARGE),
+    WrongImplementation("weights-transposed", _M, w.mha_weights_transposed),
+    WrongImplementation("weights-transposed", _M, w.mha_qkv_weights_transposed),
+    WrongImplementation("missing-projections", _M, w.mha_no_projections),
+    WrongImplementation("wrong-head-split", _M, w.mha_reshape_heads_first),
+    WrongImplementation("rounded-output", _M, w.mha_rounded),
+    WrongImplementation("batch-fixed-ndim", _M, w.mha_three_dims_only, _BATCH),
     # softmax
     WrongImplementation("unstable-softmax", _S, w.softmax_naive, _LARGE),
     WrongImplementation("softmax-wrong-axis", _S, w.softmax_ignores_axis),
@@ -245,6 +346,11 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     WrongImplementation("unnormalized-weights", _S, w.softmax_unnormalized),
     WrongImplementation("mutates-input", _S, w.softmax_shifts_in_place),
     WrongImplementation("wrong-shape", _S, w.softmax_flattened),
+    WrongImplementation("softmax-wrong-axis", _S, w.softmax_fixed_axis_1),
+    WrongImplementation("unstable-softmax", _S, w.softmax_global_max, _LARGE),
+    WrongImplementation("unstable-softmax", _S, w.softmax_math_exp, _LARGE),
+    WrongImplementation("rounded-output", _S, w.softmax_rounded),
+    WrongImplementation("batch-fixed-ndim", _S, w.softmax_two_dims_only, _BATCH),
 )
 
 

@@ -1,10 +1,17 @@
 """Diagnosis: every known wrong implementation is named; correct variants never are."""
 
+import math
+
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grader.engine import reference
+from grader.engine.checks import check_get, messages
+from grader.engine.checks.base import Probe, output_problem, readable_error
+from grader.engine.diagnosis import _text_cause
+from grader.engine.executors.base import CallResult
 from grader.engine.executors.trusted import CallableExecutor
 from grader.engine.grading import FAILED, PASSED, grade
 from grader.engine.misconceptions import (
@@ -52,7 +59,8 @@ def test_rebuttal_links():
     assert MISCONCEPTIONS["unnormalized-weights"].rebuttal_url.endswith("#wrong-sums-to-one")
     assert MISCONCEPTIONS["missing-scale"].rebuttal_url is None
     described = misconception_describe("scale-by-d")
-    assert set(described) == {"code", "title", "explanation", "rebuttal_url"}
+    assert set(described) == {"code", "title", "explanation", "rebuttal_url", "anchor"}
+    assert described["anchor"] == "misconception-scale-by-d"
     assert misconception_describe("nope")["rebuttal_url"] is None
 
 
@@ -188,3 +196,265 @@ def test_any_hardcoded_constant_is_named_in_multi_head(c, seed):
     verdict = grade(spec=spec, code="", seed=seed, executor=executor)
     assert verdict.status == FAILED
     assert "hardcoded-scale" in verdict.diagnosis
+
+
+# --- real students' code: batch axes, fixed axes, overflow, rounding, layout (issue 10) -------
+
+
+NEW_CODES = {
+    "mask-wrong-fill",
+    "weights-transposed",
+    "missing-projections",
+    "rounded-output",
+    "batch-transpose",
+    "batch-np-dot",
+    "batch-fixed-ndim",
+    "batch-unsupported",
+}
+
+
+def diagnosis_of(kind, func, seed=0):
+    verdict = grade(spec=builtin_spec(kind), code="", seed=seed, executor=CallableExecutor(func))
+    assert verdict.status == FAILED, verdict.to_dict()
+    return verdict.diagnosis
+
+
+def test_every_code_has_an_explanation_and_a_stable_anchor():
+    assert set(CODES) >= NEW_CODES
+    anchors = [MISCONCEPTIONS[c].anchor for c in CODES]
+    assert len(set(anchors)) == len(CODES)
+    for code in CODES:
+        m = MISCONCEPTIONS[code]
+        assert m.anchor == f"misconception-{code}"
+        assert m.title and len(m.explanation) > 80
+        assert misconception_describe(code)["anchor"] == m.anchor
+
+
+def test_grading_still_makes_one_run_with_the_batched_diagnostic_calls():
+    runs = []
+
+    class Counting(CallableExecutor):
+        def run(self, *, code, entry_point, calls, limits):
+            runs.append(len(calls))
+            return super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
+
+    from grader.engine.diagnosis import diagnostic_probes
+
+    spec = builtin_spec(reference.KIND_ATTENTION)
+    grade(spec=spec, code="", seed=0, executor=Counting(reference.attention))
+    probes = diagnostic_probes(reference.KIND_ATTENTION, np.random.default_rng(0))
+    assert len(runs) == 1
+    assert runs[0] > len(probes) > 3 * 8  # every 2-D probe also with one and two batch axes
+    assert {p.form for p in probes} == {0, 1, 2}
+
+
+def attention_3d_only_missing_scale(Q, K, V, mask=None):
+    scores = Q @ K.transpose(0, 2, 1)  # 3-D only, and no scale
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_4d_only_mask_inverted(Q, K, V, mask=None):
+    _b, _h, _n, d_k = Q.shape
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, -1e9, scores)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def mha_3d_only_model_width(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    b, n, d = X.shape
+    dh = d // n_heads
+    q, k, v = ((X @ w).reshape(b, n, n_heads, dh).transpose(0, 2, 1, 3) for w in (W_q, W_k, W_v))
+    s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d)
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    o = (w / w.sum(axis=-1, keepdims=True)) @ v
+    return o.transpose(0, 2, 1, 3).reshape(b, n, d) @ W_o
+
+
+@pytest.mark.parametrize(
+    "kind,func,expected",
+    [
+        (reference.KIND_ATTENTION, attention_3d_only_missing_scale, ("missing-scale",)),
+        (reference.KIND_ATTENTION, attention_4d_only_mask_inverted, ("mask-inverted",)),
+        (reference.KIND_MULTI_HEAD, mha_3d_only_model_width, ("scale-by-model-width",)),
+    ],
+    ids=lambda x: getattr(x, "__name__", None),
+)
+def test_mistakes_hidden_behind_the_batch_bug_are_found(kind, func, expected):
+    assert diagnosis_of(kind, func) == (*expected, "batch-fixed-ndim")
+
+
+def attention_dot_t_sqrt_d_v(Q, K, V, mask=None):
+    scores = np.dot(Q, K.T) / np.sqrt(V.shape[-1])  # 2-D only, and the wrong dimension
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return np.dot(w / w.sum(axis=-1, keepdims=True), V)
+
+
+class SourceLineExecutor(CallableExecutor):
+    """Errors carry the failing line, as the sandbox's student tracebacks do."""
+
+    LINE = "    scores = np.dot(Q, K.T) / np.sqrt(V.shape[-1])"
+
+    def _one(self, call):
+        result = super()._one(call)
+        if result.error is None:
+            return result
+        frame = f'Traceback (most recent call last):\n  File "submission.py", line 4\n{self.LINE}\n'
+        return CallResult(error=frame + result.error)
+
+
+def test_two_dimensional_code_is_diagnosed_in_2d_and_named_for_its_transpose():
+    spec = builtin_spec(reference.KIND_ATTENTION)
+    executor = SourceLineExecutor(attention_dot_t_sqrt_d_v)
+    verdict = grade(spec=spec, code="", seed=0, executor=executor)
+    assert verdict.diagnosis == ("wrong-dimension", "batch-transpose")
+    # Without the line (the cause unknown), the batch failure is still named.
+    assert diagnosis_of(reference.KIND_ATTENTION, attention_dot_t_sqrt_d_v) == (
+        "wrong-dimension",
+        "batch-unsupported",
+    )
+
+
+@pytest.mark.parametrize(
+    "text,cause",
+    [
+        (
+            'Traceback (most recent call last):\n  File "submission.py", line 5, in attention\n'
+            "    scores = Q @ K.T / np.sqrt(d_k)\n             ~~^~~~~\n"
+            "ValueError: matmul: Input operand 1 has a mismatch in its core dimension 0",
+            "batch-transpose",
+        ),
+        (
+            'Traceback (most recent call last):\n  File "submission.py", line 3, in attention\n'
+            "    return np.dot(w, V)\nValueError: shapes (2,5,7) and (2,7,3) not aligned",
+            "batch-np-dot",
+        ),
+        ("ValueError: too many values to unpack (expected 2)", "batch-fixed-ndim"),
+        ("ValueError: axes don't match array", "batch-fixed-ndim"),
+        (
+            "numpy.exceptions.AxisError: axis 2 is out of bounds for array of dimension 2",
+            "batch-fixed-ndim",
+        ),
+        ("ZeroDivisionError: float division by zero", None),
+    ],
+)
+def test_the_cause_of_a_batch_failure_is_read_from_the_exception(text, cause):
+    assert _text_cause(text) == cause
+
+
+def softmax_math_exp_rows(x, axis=-1):
+    return np.array([[math.exp(v) / sum(math.exp(u) for u in row) for v in row] for row in x])
+
+
+def softmax_axis_0(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+
+def test_overflow_that_raises_is_unstable_softmax():
+    diagnosis = diagnosis_of(reference.KIND_SOFTMAX, softmax_math_exp_rows)
+    assert "unstable-softmax" in diagnosis
+    assert "softmax-wrong-axis" in diagnosis  # rows only, whatever the axis
+    assert "batch-fixed-ndim" in diagnosis  # a matrix only
+
+
+def test_a_fixed_axis_is_decided_by_what_the_outputs_are():
+    assert diagnosis_of(reference.KIND_SOFTMAX, softmax_axis_0) == ("softmax-wrong-axis",)
+
+
+def attention_rounded_missing_scale(Q, K, V, mask=None):
+    return np.round(w_missing_scale(Q, K, V, mask), 3)
+
+
+def w_missing_scale(Q, K, V, mask=None):
+    from grader.engine.wrong_implementations import attention_missing_scale
+
+    return attention_missing_scale(Q, K, V, mask)
+
+
+def test_rounding_is_named_and_does_not_hide_another_mistake():
+    diagnosis = diagnosis_of(reference.KIND_ATTENTION, attention_rounded_missing_scale)
+    assert diagnosis == ("missing-scale", "rounded-output")
+
+
+def test_a_rounded_but_right_output_is_described_as_rounded():
+    from grader.engine.wrong_implementations import softmax_rounded
+
+    verdict = grade(
+        spec=builtin_spec(reference.KIND_SOFTMAX),
+        code="",
+        seed=0,
+        executor=CallableExecutor(softmax_rounded),
+    )
+    values = next(c for c in verdict.checks if c.name == "softmax-values")
+    assert not values.passed
+    assert "only to 4 decimals" in values.message
+    assert values.message.endswith(messages.ROUNDED_FIX)
+
+
+def mha_pytorch_no_scale(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    from grader.engine.wrong_implementations import mha_variant
+
+    return mha_variant(X, W_q, W_k, W_v, W_o, n_heads, mask, proj="transposed", scale="none")
+
+
+def test_two_layout_and_scale_mistakes_at_once_are_both_named():
+    assert diagnosis_of(reference.KIND_MULTI_HEAD, mha_pytorch_no_scale) == (
+        "missing-scale",
+        "weights-transposed",
+    )
+
+
+def test_no_mutation_says_it_could_not_run_when_the_function_raised():
+    check = check_get("no-mutation")
+    params = check.clean_params({})
+    probes = check.prepare(params, np.random.default_rng(0), reference.KIND_ATTENTION)
+    error = (
+        'Traceback (most recent call last):\n  File "submission.py", line 2, in attention\n'
+        "    n, d = Q.shape\nValueError: too many values to unpack (expected 2)\n"
+    )
+    outcome = check.judge(params, probes, [CallResult(error=error)], reference.KIND_ATTENTION)
+    assert not outcome.passed
+    assert outcome.message.startswith("This check could not run:")
+    assert "changed" not in outcome.message
+
+
+def test_a_traceback_in_a_message_shows_the_exception_first_and_the_students_lines():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "submission.py", line 7, in attention\n'
+        "    return helper(Q)\n"
+        "           ^^^^^^^^^\n"
+        '  File "submission.py", line 4, in helper\n'
+        "    raise ValueError('boom')\n"
+        "ValueError: boom\n"
+    )
+    assert readable_error(text) == (
+        "ValueError: boom\n"
+        "  at line 4, in helper: raise ValueError('boom')\n"
+        "  called from line 7, in attention: return helper(Q)"
+    )
+    chained = (
+        "Traceback (most recent call last):\n"
+        '  File "submission.py", line 3, in attention\n'
+        "    x = d[1]\n"
+        "KeyError: 1\n\n"
+        "During handling of the above exception, another exception occurred:\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "submission.py", line 5, in attention\n'
+        "    raise ValueError('no')\n"
+        "ValueError: no\n"
+    )
+    assert readable_error(chained).splitlines()[0] == "ValueError: no"
+    assert readable_error("Your function returned NoneType") == "Your function returned NoneType"
+    probe = Probe(call=None, what="the worked example")  # type: ignore[arg-type]
+    message = output_problem(probe, CallResult(error=text))
+    assert message.startswith("On the worked example, your function raised an error:\nValueError")

@@ -7,6 +7,7 @@ came back with the trusted reference, here, outside the process that ran the stu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -148,7 +149,7 @@ def output_problem(probe: Probe, result: CallResult | None, reason: str = "") ->
     if result is None:
         return messages.NOT_RUN.format(what=probe.what, reason=reason or messages.NOT_RUN_DEFAULT)
     if result.error is not None:
-        return messages.CALL_ERROR.format(what=probe.what, error=result.error)
+        return messages.CALL_ERROR.format(what=probe.what, error=readable_error(result.error))
     out = result.output
     if not isinstance(out, np.ndarray) or out.dtype.kind not in "biuf":
         got = type(out).__name__ if not isinstance(out, np.ndarray) else f"dtype {out.dtype}"
@@ -177,7 +178,87 @@ def values_problem(
     if np.allclose(out64, expected, rtol=rtol, atol=atol):
         return None
     diff = float(np.max(np.abs(out64 - expected)))
+    decimals = rounded_to(out64, expected)
+    if decimals is not None:
+        return messages.ROUNDED.format(what=probe.what, decimals=decimals, diff=diff)
     return messages.VALUES.format(what=probe.what, diff=diff, rtol=rtol, atol=atol)
+
+
+# Rounded outputs: up to this many decimals, and enough values that a grid is no coincidence.
+MAX_ROUNDED_DECIMALS = 6
+ROUNDED_MIN_VALUES = 4
+
+
+def rounded_to(out: np.ndarray, expected: np.ndarray) -> int | None:
+    """d when ``out`` is ``expected`` rounded to d decimals (every value a multiple of 10^-d,
+    within half a unit of it), for d <= 6; float arithmetic never lands on such a grid."""
+    if out.shape != expected.shape or out.size < ROUNDED_MIN_VALUES:
+        return None
+    if not (np.all(np.isfinite(out)) and np.all(np.isfinite(expected))):
+        return None
+    if np.all(out == np.rint(out)):
+        return None
+    for d in range(1, MAX_ROUNDED_DECIMALS + 1):
+        unit = 10.0**-d
+        scaled = out / unit
+        if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return d if np.all(np.abs(out - expected) <= 0.5 * unit * (1 + 1e-6)) else None
+    return None
+
+
+# Frames of a Python traceback as the sandbox sends it (student frames only).
+_TB_HEADER = "Traceback (most recent call last):"
+_TB_FRAME = re.compile(r'^  File "[^"]*", line (\d+), in (.+)$')
+_TB_CHAINED = (
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+)
+
+
+def readable_error(text: str) -> str:
+    """A traceback rewritten for a student: the exception line first, then the student's own
+    lines where it was raised, innermost first. Other text (not a traceback) is unchanged."""
+    try:
+        return _readable_traceback(text)
+    except Exception:  # the text is the student's: never let its shape break a verdict
+        return text
+
+
+def _readable_traceback(text: str) -> str:
+    lines = text.strip("\n").splitlines()
+    # A chained exception: the last part is the one that reached the caller.
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].strip() in _TB_CHAINED:
+            lines = lines[i + 1 :]
+            break
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    if not lines or lines[0].strip() != _TB_HEADER:
+        return text
+    frames: list[tuple[str, str, str]] = []
+    i, rest = 1, len(lines)
+    while i < len(lines):
+        match = _TB_FRAME.match(lines[i])
+        if match is None:
+            if lines[i].startswith("    "):  # ^^^ markers or a continuation line
+                i += 1
+                continue
+            rest = i
+            break
+        code = ""
+        if i + 1 < len(lines) and lines[i + 1].startswith("    "):
+            code = lines[i + 1].strip()
+            i += 1
+        frames.append((match.group(1), match.group(2), code))
+        i += 1
+    else:
+        rest = len(lines)
+    exception = "\n".join(lines[rest:]).strip() or "an exception"
+    out = [exception]
+    for k, (line, func, code) in enumerate(reversed(frames)):
+        template = messages.TRACEBACK_AT if k == 0 else messages.TRACEBACK_CALLED_FROM
+        out.append(template.format(line=line, func=func, code=code).rstrip(": "))
+    return "\n".join(out)
 
 
 def compare_with_reference(

@@ -14,6 +14,7 @@ from grader.engine.checks.base import (
     compare_with_reference,
     finite_problem,
     output_problem,
+    readable_error,
     shape_problem,
     shape_text,
 )
@@ -205,6 +206,10 @@ class NoMutation(Check):
 
     def judge(self, params, probes, results, kind) -> Outcome:
         probe, result = probes[0], results[0]
+        if result is not None and result.error is not None:
+            # Nothing came back to compare: say the check could not run, not that it failed.
+            error = readable_error(result.error)
+            return Outcome(False, messages.MUTATION_NOT_RUN.format(what=probe.what, error=error))
         problem = output_problem(probe, result)
         if problem:
             return Outcome(False, problem)

@@ -7,13 +7,23 @@ the saturation check (mean top weight and entropy), which are the point of that 
 
 PASSED = "Passed."
 
-# Running the function.
+# Running the function. {error} is the exception line first, then where it was raised in your
+# code (your own lines only); shown in monospace on the page.
 CALL_ERROR = "On {what}, your function raised an error:\n{error}"
+# One frame of a traceback, innermost first.
+TRACEBACK_AT = "  at line {line}, in {func}: {code}"
+TRACEBACK_CALLED_FROM = "  called from line {line}, in {func}: {code}"
 NOT_RUN = "On {what}, your function did not finish: {reason}"
 NOT_RUN_DEFAULT = "the run stopped before this call."
 NOT_NUMERIC = "On {what}, your function returned {got}, not a numeric array."
 NOT_FINITE = "On {what}, your output contains NaN or infinity."
 SHAPE = "On {what}, the output must have shape {expected}; yours has shape {got}."
+ROUNDED_FIX = "Return the values unrounded."
+ROUNDED = (
+    "On {what}, your output agrees with the expected values only to {decimals} decimals: every "
+    "difference (largest {diff:.3g}) is within half a unit of decimal {decimals}, as after "
+    "np.round(..., {decimals}). " + ROUNDED_FIX
+)
 VALUES = (
     "On {what}, your output differs from the expected values: the largest difference is "
     "{diff:.3g} (allowed: {atol:g} + {rtol:g} * |expected|)."
@@ -54,6 +64,11 @@ MASK_LEAK = (
 # Inputs.
 MUTATED = "Your function changed its input {arg} in place; it must leave its inputs unchanged."
 MUTATED_SHAPE = "Your function changed the shape of its input {arg}."
+# The function raised on the call that would show a mutation: nothing can be said about it.
+MUTATION_NOT_RUN = (
+    "This check could not run: on {what}, your function raised an error, so whether it "
+    "changes its inputs could not be tested. Fix the error first:\n{error}"
+)
 
 # The check could not be set up (our fault, e.g. bad parameters saved in the admin).
 NO_PROBES = "This check has no inputs with its current parameters."

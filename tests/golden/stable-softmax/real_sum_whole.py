@@ -1,0 +1,7 @@
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e)
