@@ -314,7 +314,8 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     WrongImplementation("batch-transpose", _A, w.attention_np_dot_t, _BATCH),
     WrongImplementation("batch-np-dot", _A, w.attention_np_dot_values, _BATCH),
     WrongImplementation("batch-fixed-ndim", _A, w.attention_transpose_3d, _BATCH),
-    WrongImplementation("batch-fixed-ndim", _A, w.attention_softmax_axis_1, _BATCH),
+    # Right in 2-D only, but the mistake (and its fix, axis=-1) is the axis, not the batch.
+    WrongImplementation("softmax-wrong-axis", _A, w.attention_softmax_axis_1, _BATCH),
     WrongImplementation("batch-fixed-ndim", _A, w.attention_d_k_from_shape_1, _BATCH),
     # multi-head attention
     WrongImplementation("missing-scale", _M, w.mha_missing_scale),
@@ -336,6 +337,7 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     WrongImplementation("weights-transposed", _M, w.mha_qkv_weights_transposed),
     WrongImplementation("missing-projections", _M, w.mha_no_projections),
     WrongImplementation("wrong-head-split", _M, w.mha_reshape_heads_first),
+    WrongImplementation("wrong-head-split", _M, w.mha_strided_heads),
     WrongImplementation("rounded-output", _M, w.mha_rounded),
     WrongImplementation("batch-fixed-ndim", _M, w.mha_three_dims_only, _BATCH),
     # softmax

@@ -603,6 +603,27 @@ def mha_no_projections(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
     return np.swapaxes(heads, -2, -3).reshape(*lead, n, d_model) @ W_o
 
 
+def mha_strided_heads(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    *lead, n, d_model = X.shape
+    d_head = d_model // n_heads
+
+    def split(t):
+        # (n, d_head, n_heads): head h takes every n_heads-th column ...
+        return np.moveaxis(t.reshape(*lead, n, d_head, n_heads), -1, -3)
+
+    q, k, v = split(X @ W_q), split(X @ W_k), split(X @ W_v)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
+    if mask is not None:
+        m = np.asarray(mask, dtype=bool)
+        while m.ndim < 2:
+            m = m[None]
+        scores = np.where(m[..., None, :, :], scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    heads = (w / w.sum(axis=-1, keepdims=True)) @ v
+    # ... and the merge is the exact inverse, so the heads are consistent but strided.
+    return np.moveaxis(heads, -3, -1).reshape(*lead, n, d_model) @ W_o
+
+
 def mha_reshape_heads_first(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
     *lead, n, d_model = X.shape
     d_head = d_model // n_heads
