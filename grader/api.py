@@ -44,6 +44,8 @@ class DiagnosisSerializer(serializers.Serializer):
     title = serializers.CharField()
     explanation = serializers.CharField()
     rebuttal_url = serializers.CharField(allow_null=True)
+    anchor = serializers.CharField()
+    explanation_url = serializers.CharField(allow_null=True)
 
 
 class SubmissionSerializer(serializers.ModelSerializer):

@@ -35,6 +35,8 @@ BATCH = "batch"
 
 # The link target of each code's explanation (an id on the explainer page; stable).
 ANCHOR = "misconception-{code}"
+# The page that explains every code, one section per anchor (grader:misconception-list).
+EXPLANATIONS_PATH = "/misconceptions/"
 
 
 @dataclass(frozen=True)
@@ -250,6 +252,7 @@ def misconception_describe(code: str) -> dict[str, Any]:
             "explanation": "",
             "rebuttal_url": None,
             "anchor": ANCHOR.format(code=code),
+            "explanation_url": None,
         }
     return {
         "code": m.code,
@@ -257,6 +260,7 @@ def misconception_describe(code: str) -> dict[str, Any]:
         "explanation": m.explanation,
         "rebuttal_url": m.rebuttal_url,
         "anchor": m.anchor,
+        "explanation_url": f"{EXPLANATIONS_PATH}#{m.anchor}",
     }
 
 
@@ -364,3 +368,13 @@ def codes_for(kind: str) -> list[str]:
     """The codes this kind's diagnosis can name, in the catalogue's order."""
     kind_codes = {impl.code for impl in wrong_implementations_for(kind)}
     return [code for code in CODES if code in kind_codes]
+
+
+def misconceptions_catalogue() -> list[dict[str, Any]]:
+    """Every code, described, in the catalogue's order, with the exercise kinds it is named in
+    (a rule-based code such as ``batch-unsupported`` has no wrong implementation: all kinds)."""
+    entries = []
+    for code in CODES:
+        kinds = [kind for kind in reference.KINDS if code in codes_for(kind)]
+        entries.append({**misconception_describe(code), "kinds": kinds or list(reference.KINDS)})
+    return entries

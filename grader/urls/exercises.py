@@ -6,4 +6,5 @@ app_name = "grader"
 urlpatterns = [
     path("exercises/", views.exercise_list, name="exercise-list"),
     path("exercises/<slug:slug>/", views.exercise_detail, name="exercise-detail"),
+    path("misconceptions/", views.misconception_list, name="misconception-list"),
 ]

@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 
-from grader.engine.misconceptions import QUESTION_PATH
+from grader.engine.misconceptions import QUESTION_PATH, misconceptions_catalogue
 from grader.selectors.exercises import exercise_get_published, exercise_list_published
 from grader.selectors.submissions import submissions_of_user
 from questions.rendering import render_markdown
@@ -45,3 +45,11 @@ def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
         if latest is not None:
             context.update(editor_code=latest.code, resumed=latest)
     return render(request, "grader/exercise_detail.html", context)
+
+
+def misconception_list(request: HttpRequest) -> HttpResponse:
+    """Every misconception the grader names, one section per stable anchor; open to anyone, so
+    a student coming from a verdict reads it without answering the interview question first."""
+    return render(
+        request, "grader/misconception_list.html", {"misconceptions": misconceptions_catalogue()}
+    )

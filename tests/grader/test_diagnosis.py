@@ -59,7 +59,15 @@ def test_rebuttal_links():
     assert MISCONCEPTIONS["unnormalized-weights"].rebuttal_url.endswith("#wrong-sums-to-one")
     assert MISCONCEPTIONS["missing-scale"].rebuttal_url is None
     described = misconception_describe("scale-by-d")
-    assert set(described) == {"code", "title", "explanation", "rebuttal_url", "anchor"}
+    assert set(described) == {
+        "code",
+        "title",
+        "explanation",
+        "rebuttal_url",
+        "anchor",
+        "explanation_url",
+    }
+    assert described["explanation_url"] == "/misconceptions/#misconception-scale-by-d"
     assert described["anchor"] == "misconception-scale-by-d"
     assert misconception_describe("nope")["rebuttal_url"] is None
 

@@ -213,3 +213,16 @@ def test_rebuttal_links_point_at_existing_wrong_answers():
         if m.wrong_answer_slug:
             assert m.wrong_answer_slug in wrong_slugs
             assert m.rebuttal_url == wrong_answer_url(m.wrong_answer_slug)
+
+
+def test_every_misconception_has_a_section_at_its_anchor_open_to_anyone(client):
+    from grader.engine.misconceptions import CODES, EXPLANATIONS_PATH, MISCONCEPTIONS
+
+    assert reverse("grader:misconception-list") == EXPLANATIONS_PATH
+    page = client.get(EXPLANATIONS_PATH)  # anonymous: no interview gate before it
+    assert page.status_code == 200
+    html = page.content.decode()
+    for code in CODES:
+        m = MISCONCEPTIONS[code]
+        assert f'id="{m.anchor}"' in html and f'href="#{m.anchor}"' in html
+        assert m.title.replace("'", "&#x27;") in html
