@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Count, QuerySet
 
 from grader.engine.grading import visible_message
+from grader.engine.misconceptions import misconception_describe
 from grader.models import Exercise, ExerciseCheck, RegradePreview, Submission
 
 if TYPE_CHECKING:
@@ -58,8 +59,6 @@ def submission_checks_visible(
 
 def submission_diagnosis(*, submission: Submission) -> list[dict[str, Any]]:
     """Misconception codes with their explanation and the rebuttal they link to."""
-    from grader.engine.misconceptions import misconception_describe
-
     return [misconception_describe(code) for code in submission.diagnosis]
 
 
@@ -95,10 +94,20 @@ def misconception_counts() -> list[dict[str, Any]]:
         .values_list("exercise__slug")
         .annotate(n=Count("id"))
     )
-    return [
-        {"exercise": slug, "code": code, "count": n, "share": n / max(totals.get(slug, 1), 1)}
-        for (slug, code), n in sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1]))
-    ]
+    rows = []
+    for (slug, code), n in sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1])):
+        described = misconception_describe(code)
+        rows.append(
+            {
+                "exercise": slug,
+                "code": code,
+                "title": described["title"],
+                "explanation_url": described["explanation_url"],
+                "count": n,
+                "share": n / max(totals.get(slug, 1), 1),
+            }
+        )
+    return rows
 
 
 def regrade_preview_latest(*, exercise: Exercise) -> RegradePreview | None:

@@ -122,6 +122,7 @@ def test_staff_list_filters_and_misconception_table() -> None:
     assert html.count("<td>missing-scale</td>") == 1
     table = staff.get("/staff/misconceptions/").content.decode()
     assert "missing-scale" in table and "50%" in table
+    assert "The scores are not divided by √d_k" in table  # by name, the slug beside it
 
 
 def test_regrade_previews_changes_in_a_worker_then_applies_them() -> None:
