@@ -1,8 +1,9 @@
 """Instructor Markdown to safe HTML, keeping $math$ intact for KaTeX.
 
 Math is cut out before Markdown runs (so `$q_i k_i$` is not read as emphasis), the HTML is
-sanitised with nh3, and the math goes back in HTML-escaped: KaTeX's auto-render reads text
-content, so escaped math renders while nothing in it can become markup.
+sanitised with nh3, and the math goes back in HTML-escaped, in text nodes only: KaTeX's
+auto-render reads text content, so escaped math renders while nothing in it can become markup,
+and math that Markdown put inside a tag (a link target, a title) is dropped.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import nh3
 from markdown.extensions.toc import slugify as _toc_slugify
 
 # The interactive views another engineer builds under templates/explorables/.
-EXPLORABLES = ("variance", "saturation", "sqrt_vs_d", "judges", "worked_example")
+EXPLORABLES = ("variance", "saturation", "sqrt_vs_d", "judges", "worked_example", "demonstration")
 _EXPLORABLE_LINE = re.compile(r"^[ \t]*\[\[explorable:([a-z_]+)\]\][ \t]*$", re.MULTILINE)
 _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$", re.DOTALL)
 
@@ -81,9 +82,20 @@ def render_markdown(text: str) -> str:
         output_format="html",
     )
     clean = sanitize(rendered)
-    return re.sub(
-        rf"MATH{token}X(\d+)X", lambda m: html.escape(stash[int(m.group(1))], quote=False), clean
-    )
+    placeholder = re.compile(rf"MATH{token}X(\d+)X")
+
+    def restore(part: re.Match[str]) -> str:
+        if part.group(0).startswith("<"):
+            # Inside a tag (a link target, a title): math is not text there, and putting it
+            # back could close the attribute and add a handler. It is dropped.
+            return placeholder.sub("", part.group(0))
+        # A text node: escaped, quotes included, so nothing in the math becomes markup.
+        return placeholder.sub(
+            lambda m: html.escape(stash[int(m.group(1))], quote=True), part.group(0)
+        )
+
+    # Sanitised HTML is well formed: every "<" starts a tag and text never holds a raw "<".
+    return re.sub(r"<[^>]*>|[^<]+", restore, clean)
 
 
 def render_segments(text: str) -> list[Segment]:

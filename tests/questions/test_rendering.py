@@ -77,3 +77,28 @@ def test_instructor_markdown_is_sanitised_on_the_page(client: Client, question: 
     body = client.get(reverse("questions:detail", kwargs={"slug": question.slug})).content.decode()
     main = body[body.index("<main") : body.index("</main>")]
     assert "<script" not in main and "onerror" not in main and "javascript:" not in main
+
+
+_ATTRIBUTE_VECTORS = [
+    # The audit's finding: a math placeholder inside a link target came back unescaped.
+    '[first]($x" autofocus onfocus="alert(document.domain)" x="$)',
+    '[t](https://example.com "$x" onmouseover="alert(1)$")',
+    '![$x" onerror="alert(1)$]($y$)',
+    "[a]($x' onclick='alert(1)$)",
+    '<a href="$x" onclick="alert(1)$">raw</a>',
+]
+
+
+@pytest.mark.parametrize("source", _ATTRIBUTE_VECTORS)
+def test_math_inside_a_tag_cannot_add_attributes(source: str) -> None:
+    html = render_markdown(source).lower()
+    for needle in ("onfocus", "onmouseover", "onerror", "onclick", "autofocus"):
+        # The words may survive as escaped text, never as an attribute of a tag.
+        for tag in html.split("<")[1:]:
+            assert needle not in tag.split(">")[0], html
+
+
+def test_math_in_a_code_span_and_quotes_in_math_stay_text() -> None:
+    html = render_markdown("`$x$` and $a \"b\" 'c'$")
+    assert "<code>$x$</code>" in html
+    assert "$a &quot;b&quot; &#x27;c&#x27;$" in html
