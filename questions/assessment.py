@@ -79,15 +79,18 @@ NEGATED = "negated"
 REFUTED = "refuted"
 STUFFING = "stuffing"
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # Words that flip the meaning of what follows them in the same clause. "without" is left
 # out on purpose: "without the division the scores grow" asserts that they grow.
 _NEGATORS = re.compile(
     r"\b(?:not|no|never|none|nothing|neither|nor|cannot|can't|won't|doesn't|don't|didn't|"
     r"isn't|aren't|wasn't|weren't|shouldn't|wouldn't|couldn't|hardly|barely|fails? to)\b|n't\b"
 )
-_NEGATOR_WORDS = frozenset(
-    ["not", "no", "never", "none", "nothing", "neither", "nor", "cannot", "hardly", "barely"]
-)
+_NEGATOR_WORDS = _words("not no never none nothing neither nor cannot hardly barely")
 # Negation reaches back at most this many words, and never across a clause boundary.
 _NEGATION_WINDOW_WORDS = 4
 _NEGATION_AFTER_WORDS = 2
@@ -97,123 +100,16 @@ _CLAUSE_BOUNDARY = re.compile(
 )
 _WORD = re.compile(r"[a-z0-9_']+")
 _TOKEN = re.compile(r"[a-z0-9_'\-]+|[^\sa-z0-9_'\-]")
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "and",
-        "or",
-        "is",
-        "are",
-        "be",
-        "it",
-        "its",
-        "it's",
-        "this",
-        "that",
-        "with",
-        "as",
-        "from",
-        "into",
-        "than",
-        "then",
-        "them",
-        "they",
-        "their",
-        "there",
-        "these",
-        "those",
-        "was",
-        "were",
-        "will",
-        "would",
-        "can",
-        "could",
-    ]
+_STOPWORDS = _words(
+    "a an the of to in on at by for and or is are be it its it's this that with as from "
+    "into than then them they their there these those was were will would can could"
 )
 # Words that make a sentence a sentence: a text with none of them is a word list.
-_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "be",
-        "been",
-        "being",
-        "was",
-        "were",
-        "it",
-        "its",
-        "it's",
-        "this",
-        "that",
-        "these",
-        "those",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "into",
-        "as",
-        "so",
-        "and",
-        "or",
-        "but",
-        "because",
-        "if",
-        "then",
-        "than",
-        "when",
-        "which",
-        "who",
-        "not",
-        "no",
-        "do",
-        "does",
-        "did",
-        "doesn't",
-        "don't",
-        "isn't",
-        "would",
-        "will",
-        "can",
-        "could",
-        "should",
-        "might",
-        "may",
-        "has",
-        "have",
-        "had",
-        "get",
-        "gets",
-        "make",
-        "makes",
-        "we",
-        "you",
-        "i",
-        "they",
-        "there",
-        "he",
-        "she",
-        "our",
-        "your",
-        "their",
-    ]
+_FUNCTION_WORDS = _words(
+    "a an the is are be been being was were it its it's this that these those to of in on "
+    "at by for with from into as so and or but because if then than when which who not no "
+    "do does did doesn't don't isn't would will can could should might may has have had get "
+    "gets make makes we you i they there he she our your their"
 )
 _DOUBLED_WORD = re.compile(r"\b([a-z][a-z_'-]+)\s+\1\b")
 _KEYWORD_LABEL = re.compile(r"^\s*(?:key ?words?|keywords|tags|terms)\s*:", re.IGNORECASE)
@@ -225,12 +121,13 @@ _ATTRIBUTION = re.compile(
     r"(?:say|says|said|think|thinks|claim|claims|suggest|suggests|believe|believes|argue|"
     r"argues|assume|assumes|call|calls|expect|expects|propose|proposes)\b"
     r"|\b(?:common |popular |classic )?(?:myth|misconception|misunderstanding|mistake|fallacy)\b"
-    r"|\btempting to\b|\bcontrary to\b|\bnot true that\b|\bisn'?t true that\b|\bit'?s not that\b"
-    r"|\bit is not that\b|\bwrong to (?:say|think)\b"
+    r"|\btempt(?:ing|ed) to\b|\bcontrary to\b|\bnot true that\b|\bisn'?t true that\b"
+    r"|\bit'?s not that\b|\bit is not that\b|\bwrong to (?:say|think)\b"
 )
 # "instead of X", "rather than X": X is what the speaker rejects.
 _REJECTED_ALTERNATIVE = re.compile(
-    r"\b(?:instead of|rather than|not by|as opposed to)(?:\s+[a-z']+){0,2}\s*$"
+    r"\b(?:instead of|rather than|not by|as opposed to|even (?:with|if|a|at|using|given))"
+    r"(?:\s+[a-z']+){0,2}\s*$"
 )
 # A verdict after a claim, in the same clause, that refutes it: "dividing by d_k instead
 # would over-shrink the scores", "scaling V changes nothing".
@@ -238,8 +135,17 @@ _REFUTING_VERDICT = re.compile(
     r"\b(?:over-?\w+|too (?:small|much|far|aggressive|little)|flatten\w*|destabili[sz]\w*|"
     r"breaks?|hurts?|fails?|wrong|worse|useless|pointless|nothing|doesn'?t|don'?t|won'?t|"
     r"wouldn'?t|isn'?t|aren'?t|can'?t|cannot|not|never|no longer helps?|only rescales?|"
-    r"amplif\w*|myth)\b"
+    r"amplif\w*|myth|unstable|instabilit\w*|diverg\w*|explod\w*|nois[ey]\w*)\b"
 )
+
+# A refuting verdict is looked for up to the end of the claim's clause; a parenthesis inside
+# it ("dividing V by sqrt(d_k) after the softmax changes nothing") does not end it.
+_VERDICT_END = re.compile(r"[,;:!?\n]|\b(?:but|because|since|so|then|while|whereas)\b")
+
+# A clause that supposes rather than states.
+_HYPOTHETICAL = re.compile(r"\s*(?:even )?(?:if|suppose|assuming)\b")
+_SUPPOSED_WORDS = 3
+_ABOUT_THE_CLAIM = re.compile(r"\s*(?:which|that|but (?:it|this|that)|and (?:it|this|that)|yet)\b")
 
 _STEMMER = snowballstemmer.stemmer("english")
 # British -ise spellings stem differently from -ize ones ("normalis" vs "normal"): fold them.
@@ -324,7 +230,8 @@ class CheckResult:
         }
 
 
-_SUBSCRIPTS = str.maketrans({"ₖ": "k", "ᵀ": "t", "⊤": "t", "ᵏ": "k", "ₜ": "t"})
+# Subscript k, superscript T, the transpose tack (U+22A4) and friends, as typed in formulas.
+_SUBSCRIPTS = str.maketrans({"ₖ": "k", "ᵀ": "t", "\u22a4": "t", "ᵏ": "k", "ₜ": "t"})
 
 
 def normalise_text(text: str) -> str:
@@ -417,6 +324,12 @@ def _is_negator(word: str) -> bool:
     return word in _NEGATOR_WORDS or word.endswith("n't") or word in ("fail", "fails")
 
 
+def _spells_negation(pattern: str) -> bool:
+    """Whether a pattern's author wrote a negator into it ("no (error|crash)"); regex escapes
+    such as the \\b of "\\bno" are not letters of the word."""
+    return bool(_NEGATORS.search(re.sub(r"\\[a-zA-Z]", " ", pattern.lower())))
+
+
 def is_negated(text: str, start: int, end: int, pattern: str = "") -> bool:
     """True when a negator governs text[start:end].
 
@@ -428,14 +341,18 @@ def is_negated(text: str, start: int, end: int, pattern: str = "") -> bool:
     before_words = _WORD.findall(text[clause_start:start])[-_NEGATION_WINDOW_WORDS:]
     if any(_NEGATORS.fullmatch(w) or w.endswith("n't") for w in before_words):
         return True
-    if _NEGATORS.search(pattern.lower()):
+    if _spells_negation(pattern):
         return False
     if _NEGATORS.search(text[start:end]):
         return True
     # "scaling the values would not help": a negator just after the claim also flips it,
     # unless a relative clause starts there ("a winner-takes-all that barely passes…").
     after = text[end : _clause_end(text, end)]
-    after = re.split(r"\b(?:that|which|who|and|or)\b", after, maxsplit=1)[0]
+    # A new subject starts a new claim even without a comma: "once softmax is saturated
+    # there's no gradient" denies the gradient, not the saturation.
+    after = re.split(
+        r"\b(?:that|which|who|and|or|there|there's|it|it's|this|they|we|you)\b", after, maxsplit=1
+    )[0]
     after_words = _WORD.findall(after)[:_NEGATION_AFTER_WORDS]
     return any(_NEGATORS.fullmatch(w) or w.endswith("n't") for w in after_words)
 
@@ -443,6 +360,7 @@ def is_negated(text: str, start: int, end: int, pattern: str = "") -> bool:
 # --- Stemmed concepts -------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The Snowball English stem, with British -ise spellings folded into -ize ones."""
     word = word.strip("'")
@@ -496,9 +414,11 @@ class _Sentence:
     clause_of: tuple[int, ...]  # the clause index of each word
 
 
-_CLAUSE_WORDS = frozenset(
-    ["but", "because", "since", "so", "although", "though", "while", "whereas", "hence", "thus"]
-)
+_CLAUSE_WORDS = _words("but because since so although though while whereas hence thus")
+
+
+# Em and en dashes (U+2014, U+2013) separate clauses like commas do.
+_CLAUSE_PUNCTUATION = frozenset(",;:()!?\u2014\u2013")
 
 
 def _sentence(text: str) -> _Sentence:
@@ -507,7 +427,7 @@ def _sentence(text: str) -> _Sentence:
     clause = 0
     for token in _TOKEN.findall(text):
         if not (token[0].isalnum() or token[0] in "_'"):
-            if token in ",;:()!?—–":
+            if token in _CLAUSE_PUNCTUATION:
                 clause += 1
             continue
         if token in _CLAUSE_WORDS:
@@ -637,8 +557,7 @@ def _pattern_hits(
             s,
             e,
             m,
-            neg
-            or (not _NEGATORS.search(line.lower()) and any(s < de and ds < e for ds, de in denied)),
+            neg or (not _spells_negation(line) and any(s < de and ds < e for ds, de in denied)),
             line,
         )
         for s, e, m, neg, line in hits
@@ -660,28 +579,55 @@ def find_unnegated(text: str, patterns: Iterable[str]) -> tuple[Evidence | None,
     return first, seen
 
 
-def _wrong_answer_stance(sentence: str, start: int, end: int, negated: bool) -> str:
-    """How a sentence takes a wrong-answer claim it contains (character offsets of the hit;
-    -1 for a concept hit, which is judged on the whole sentence)."""
+def _supposed(sentence: str, start: int) -> bool:
+    """Whether the hit at `start` opens an if-clause: "if the gradients are small, …"
+    supposes, it does not state. Only the first few words after the "if" count, because an
+    if-clause often runs into its main clause without a comma ("if you divide by d_k you've
+    overdone it")."""
+    clause = _clause_start(sentence, start)
+    opening = _HYPOTHETICAL.match(sentence, clause)
+    if opening is None:
+        return False
+    return len(_WORD.findall(sentence[opening.end() : start])) <= _SUPPOSED_WORDS
+
+
+def _wrong_answer_stance(
+    sentence: str, start: int, end: int, negated: bool, pattern: str = ""
+) -> str:
+    """How a sentence takes a wrong-answer claim it contains, given the hit's character
+    offsets (-1 for a concept hit, which has none and is judged on the whole sentence)."""
     if negated:
         return NEGATED
+    # A claim inside a denied clause is denied however far the negator stands: "you can't
+    # train your way out of a saturated softmax with bigger steps". Wider than a key point's
+    # window, because a false rebuttal costs more than a missed one.
+    if (
+        start > 0
+        and not _spells_negation(pattern)
+        and _NEGATORS.search(sentence[_clause_start(sentence, start) : start])
+    ):
+        return NEGATED
+    # Parentheses do not end a statement ("dividing V by sqrt(d_k) changes nothing"): blank
+    # them out, keeping the offsets.
+    flat = re.sub(r"\([^()]*\)", lambda m: " " * len(m.group(0)), sentence)
     if start < 0:
-        start, end = 0, 0
-        before = ""
-        after = sentence
-        clause_after = sentence
+        before, rest = sentence, flat
     else:
         before = sentence[:start]
-        after = sentence[end:]
-        clause_after = sentence[end : _clause_end(sentence, end)]
+        cut = _VERDICT_END.search(flat, end)
+        # ", which does not help", ", but that only adds noise": a clause about the claim
+        # itself belongs to it.
+        while cut and (about := _ABOUT_THE_CLAIM.match(flat, cut.end())):
+            cut = _VERDICT_END.search(flat, about.end())
+        rest = flat[end : cut.start() if cut else len(flat)]
+        # "instead of scaling the values, …": the speaker rejects the claim.
+        if _REJECTED_ALTERNATIVE.search(sentence[_clause_start(sentence, start) : start]):
+            return REFUTED
     # "someone might say X, but …", "it's a common myth that X": the sentence reports X.
-    if _ATTRIBUTION.search(before if start > 0 else sentence[: max(end, 1)]):
+    if _ATTRIBUTION.search(before):
         return REFUTED
-    if start > 0 and _REJECTED_ALTERNATIVE.search(sentence[_clause_start(sentence, start) : start]):
-        return REFUTED
-    if start >= 0 and _REFUTING_VERDICT.search(clause_after):
-        return REFUTED
-    if start < 0 and _ATTRIBUTION.search(after):
+    # "dividing by d_k instead would over-shrink the scores": the verdict follows the claim.
+    if _REFUTING_VERDICT.search(rest):
         return REFUTED
     return ASSERTED
 
@@ -717,8 +663,8 @@ def _wrong_answer_evidence(
             continue
         excluded = next((c for c in exclusions if c.search(sentence.text)), None)
         stances = [
-            REFUTED if excluded else _wrong_answer_stance(sentence.text, start, end, negated)
-            for start, end, _, negated, _ in hits
+            REFUTED if excluded else _wrong_answer_stance(sentence.text, start, end, negated, line)
+            for start, end, _, negated, line in hits
         ]
         # One claim per sentence: once any hit of it is denied or reported, so is the rest
         # ("dividing by d_k would over-shrink: variance 1/d_k" refutes both hits).
@@ -751,7 +697,13 @@ def _nearest(
     if _NEGATORS.search(normalised) or _ATTRIBUTION.search(normalised) or evidence:
         return None, evidence
     share_best: tuple[float, str] | None = None
+    # Overlap is a stop-gap for a wrong answer that has no patterns yet: once its author has
+    # written claim patterns, sharing its words is not asserting it ("the division keeps the
+    # attention weights from collapsing onto one key" shares five words with "the division
+    # keeps the attention weights summing to one").
     for wrong in wrong_answers:
+        if any(p.strip() for p in wrong.patterns):
+            continue
         share = _resemblance(normalised, wrong.statement)
         if share >= RESEMBLANCE_SHARE and (share_best is None or share > share_best[0]):
             share_best = (share, wrong.slug)
@@ -790,14 +742,14 @@ def assess_text(
     """
     normalised = normalise_text(text)
     if is_stuffing(text):
+        excerpt = normalised.strip()[:200]
         return TextAssessment(
             key_points=[],
             missed=[p.slug for p in key_points],
             wrong_answer=None,
             score=0.0,
-            evidence=[
-                Evidence("", normalised.strip()[:200], True, normalised.strip()[:200], STUFFING)
-            ],
+            # One denied item that says why nothing counted, under the slug "stuffing".
+            evidence=[Evidence(STUFFING, excerpt, True, excerpt, STUFFING)],
             stuffing=True,
         )
     sentences = [_sentence(s) for s in split_sentences(normalised)]
@@ -807,7 +759,13 @@ def assess_text(
     for point in key_points:
         hit = False
         for sentence in sentences:
-            for _, _, matched, negated, _ in _pattern_hits(sentence, point.patterns):
+            # The first sentence that earns a point is its evidence; reading on would only
+            # cost time on long answers (a 4000-character answer stays within budget).
+            if hit:
+                break
+            for start, _, matched, negated, _ in _pattern_hits(sentence, point.patterns):
+                if start >= 0 and _supposed(sentence.text, start):
+                    continue
                 evidence.append(
                     Evidence(
                         point.slug,
@@ -913,7 +871,8 @@ def plain_label(label: str) -> str:
 
 def _labels(slugs: Sequence[str], key_points: Sequence[KeyPointSpec]) -> str:
     by_slug = {kp.slug: plain_label(kp.label) or kp.slug for kp in key_points}
-    return "; ".join(by_slug.get(s, s) for s in slugs)
+    # Quoted, because a label may hold its own commas or semicolons.
+    return ", ".join(f"\u201c{by_slug.get(s, s)}\u201d" for s in slugs)
 
 
 def check_text(text: str, key_points: Sequence[KeyPointSpec]) -> tuple[CheckResult, TextAssessment]:

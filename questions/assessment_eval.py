@@ -12,14 +12,21 @@ answers: they are assessed with their own key points only, exactly as candidates
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from questions import assessment
 
 QUESTION_TARGET = "question"
 FOLLOW_UP_PREFIX = "follow-up:"
+# The labelled evaluation set: questions/eval/<question-slug>.jsonl.
+EVAL_DIR = Path(__file__).resolve().parent / "eval"
+SPLITS = ("dev", "heldout")
+EVAL_FIELDS = frozenset({"id", "target", "text", "key_points", "wrong_answer", "register", "split"})
+BAD_EVAL_LINE = "{source}:{line}: {error}"
 
 
 @dataclass(frozen=True)
@@ -266,7 +273,9 @@ def report_lines(report: EvalReport, *, title: str = "") -> list[str]:
         f"wrong-answer accuracy {report.wrong_answer_accuracy:.3f} "
         f"(of {report.wrong_answer_cases})  false rebuttals {report.false_rebuttals}"
     )
-    header = f"  {'target/slug':<52} {'n':>4} {'P':>6} {'R':>6} {'F1':>6}"
+    names = [f"{s.target}/{s.slug}" for s in (*report.key_points, *report.wrong_answers)]
+    width = max((len(n) for n in names), default=12)
+    header = f"  {'target/slug':<{width}} {'n':>4} {'P':>6} {'R':>6} {'F1':>6}"
     for name, rows in (("key points", report.key_points), ("wrong answers", report.wrong_answers)):
         if not rows:
             continue
@@ -274,7 +283,64 @@ def report_lines(report: EvalReport, *, title: str = "") -> list[str]:
         lines.append(header)
         for s in rows:
             lines.append(
-                f"  {s.target + '/' + s.slug:<52} {s.support:>4} "
+                f"  {s.target + '/' + s.slug:<{width}} {s.support:>4} "
                 f"{s.precision:>6.3f} {s.recall:>6.3f} {s.f1:>6.3f}"
             )
     return lines
+
+
+def follow_up_target(ordering: int) -> str:
+    """The target name of a follow-up, by its 0-based position in the question's list."""
+    return f"{FOLLOW_UP_PREFIX}{ordering}"
+
+
+def eval_cases_parse(text: str, *, source: str = "<text>") -> list[EvalCase]:
+    """The cases of one .jsonl file; raises ValueError naming the file and line at fault."""
+    cases = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict) or set(data) != EVAL_FIELDS:
+                raise ValueError(f"fields must be exactly {sorted(EVAL_FIELDS)}")
+            if data["split"] not in SPLITS:
+                raise ValueError(f"split must be one of {SPLITS}")
+            cases.append(EvalCase.from_dict(data))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(BAD_EVAL_LINE.format(source=source, line=number, error=exc)) from exc
+    return cases
+
+
+def eval_set_read(directory: Path = EVAL_DIR) -> dict[str, list[EvalCase]]:
+    """Question slug -> its labelled cases, for every .jsonl file in the directory."""
+    return {
+        path.stem: eval_cases_parse(path.read_text(encoding="utf-8"), source=path.name)
+        for path in sorted(directory.glob("*.jsonl"))
+    }
+
+
+def evaluate_questions(
+    cases_by_question: Mapping[str, Sequence[EvalCase]],
+    specs_by_question: Mapping[str, Mapping[str, TargetSpecs]],
+    *,
+    split: str | None = None,
+) -> tuple[EvalReport, dict[str, EvalReport]]:
+    """The report over several questions at once, and one per question.
+
+    Targets are prefixed with the question slug ("why-divide-before-softmax/question") so
+    that the same key-point slug in two questions stays two rows. Questions without specs
+    (not in the database) are left out; `split` keeps only the cases of that split.
+    """
+    combined_cases: list[EvalCase] = []
+    combined_specs: dict[str, TargetSpecs] = {}
+    per_question: dict[str, EvalReport] = {}
+    for slug, cases in cases_by_question.items():
+        specs = specs_by_question.get(slug)
+        if specs is None:
+            continue
+        chosen = [c for c in cases if split is None or c.split == split]
+        per_question[slug] = evaluate(chosen, specs)
+        combined_cases.extend(replace(c, target=f"{slug}/{c.target}") for c in chosen)
+        combined_specs.update({f"{slug}/{t}": s for t, s in specs.items()})
+    return evaluate(combined_cases, combined_specs), per_question

@@ -172,7 +172,8 @@ def test_text_follow_up_check() -> None:
     assert passed.correct and passed.message == a.TEXT_PASSED
     assert detail.missed == []
     failed, _ = a.check_text("It raises a ValueError.", kps)
-    assert not failed.correct and failed.message == a.TEXT_PARTIAL
+    labels = ", ".join(f"\u201c{a.plain_label(k.label)}\u201d" for k in kps)
+    assert not failed.correct and failed.message == a.TEXT_NONE.format(missing=labels)
 
 
 @pytest.mark.parametrize("data", [Q002, Q003, Q004])

@@ -1,0 +1,1 @@
+"""Pure-Python (numpy) twins of the browser explorables: no Django, runnable as scripts."""
