@@ -8,13 +8,8 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import DatabaseError, InterfaceError
 
-from grader.publish import GRADE_SUBMISSION, REGRADE_PREVIEW
-from grader.services.submissions import (
-    regrade_preview_run,
-    submission_grade,
-    submission_release_if_held,
-    submissions_sweep,
-)
+from grader.publish import GRADE_SUBMISSION, REGRADE_PREVIEW, SWEEP_SUBMISSIONS
+from grader.services.submissions import regrade_preview_run, submission_grade, submissions_sweep
 from grader.worker import executor_close, executor_get, worker_identity
 
 log = logging.getLogger(__name__)
@@ -22,7 +17,9 @@ log = logging.getLogger(__name__)
 
 @shared_task(
     name=GRADE_SUBMISSION,
-    # A locked SQLite file or a PostgreSQL restart: retry; the claim makes reruns harmless.
+    # The database failing at the claim (a locked SQLite file, a PostgreSQL restart): nothing
+    # is graded or held yet, so run again. Failures after the claim are handled inside: the
+    # verdict's write is retried there, and a grade that gives up releases its row.
     autoretry_for=(DatabaseError, InterfaceError),
     retry_backoff=1,
     retry_backoff_max=30,
@@ -34,16 +31,17 @@ def grade_submission(submission_id: int) -> str | None:
         return submission_grade(submission_id=submission_id, worker=worker, executor=executor_get())
     except SoftTimeLimitExceeded:
         # The sandbox's own limits should have fired first, so the worker is wedged: drop this
-        # sandbox (it was interrupted mid-run) and hand the submission back, never charged.
+        # sandbox (it was interrupted mid-run). The service has handed the submission back.
         log.error(
             "submission %s: soft time limit in %s; restarting its sandbox", submission_id, worker
         )
         executor_close()
-        submission_release_if_held(submission_id=submission_id, worker=worker)
         return None
 
 
-@shared_task(name="grader.sweep_submissions", autoretry_for=(DatabaseError,), max_retries=3)
+# Routed to its own queue with an expiry (settings.CELERY_TASK_ROUTES, CELERY_BEAT_SCHEDULE):
+# sweeps published while no worker ran are dropped on delivery instead of run back to back.
+@shared_task(name=SWEEP_SUBMISSIONS, autoretry_for=(DatabaseError,), max_retries=3)
 def sweep_submissions() -> dict[str, int]:
     report = submissions_sweep()
     return {"requeued": report.requeued, "abandoned": report.abandoned}

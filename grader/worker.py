@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import secrets
 import socket
 import threading
 import time
@@ -23,11 +24,28 @@ RETRY_START_AFTER_SECONDS = 30.0
 _lock = threading.Lock()
 _executor: Executor | None = None
 _failed_at: float | None = None
+# (pid, identity) of this process: a forked pool child sees a pid that differs from the one its
+# parent cached, and draws a boot id of its own.
+_identity: tuple[int, str] | None = None
 
 
 def worker_identity() -> str:
-    # host:pid names one pool process: it is what a claim records and a fault test kills.
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """host:pid:boot, unique per process: what a claim records and a fault test kills.
+
+    host:pid alone is not unique: two containers (separate pid namespaces) on one host both
+    have a process 4, and a claim must never mistake the other for itself. The random boot id
+    tells them apart, and also a process that reuses the pid of one that died.
+    """
+    global _identity
+    pid = os.getpid()
+    if _identity is None or _identity[0] != pid:
+        _identity = (pid, f"{socket.gethostname()}:{pid}:{secrets.token_hex(4)}")
+    return _identity[1]
+
+
+def worker_pid(identity: str) -> int:
+    """The pid part of a worker identity (as seen in the worker's own pid namespace)."""
+    return int(identity.split(":")[1])
 
 
 def executor_get() -> Executor | None:

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import environ
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -190,27 +191,43 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Above the hard time limit: Redis redelivers unacked messages after this, and a shorter
     # value would hand a still-running grade to a second worker.
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300),
-    # Fail fast when Redis is down: the row is already stored and the sweeper will enqueue it.
+    # The worker's own connection; publishing uses tighter bounds (grader/publish.py).
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
 }
 # Don't let a submit request hang retrying a dead broker: the sweeper is the retry.
 CELERY_TASK_PUBLISH_RETRY = False
+# A publish (one connect, one write) gives up after this; the row stays queued for the sweeper.
+GRADER_PUBLISH_TIMEOUT_SECONDS = env.float("GRADER_PUBLISH_TIMEOUT_SECONDS", default=0.1)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Tasks running when the broker connection drops are cancelled and redelivered, not duplicated.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Grading on the default queue, sweeps on their own: a worker consumes both (a plain
+# `celery worker` consumes every queue listed here), and a backlog of one never delays the
+# other's messages.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = (Queue("celery"), Queue("sweeper"))
+CELERY_TASK_ROUTES = {"grader.sweep_submissions": {"queue": "sweeper"}}
+GRADER_SWEEP_SECONDS = env.float("GRADER_SWEEP_SECONDS", default=5.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-stuck-submissions": {
         "task": "grader.sweep_submissions",
-        "schedule": env.float("GRADER_SWEEP_SECONDS", default=15.0),
+        "schedule": GRADER_SWEEP_SECONDS,
+        # A sweep not run within one interval is superseded by the next: while no worker runs,
+        # the queued ones expire and are dropped on delivery instead of run back to back.
+        "options": {"queue": "sweeper", "expires": GRADER_SWEEP_SECONDS},
     }
 }
 
 # Grading pipeline (see grader/services/submissions.py).
-# A claim on a running submission lasts this long; past it the sweeper may hand it to another
-# worker. Above the hard time limit so a live grade is never taken from its worker.
-GRADER_LEASE_SECONDS = env.float("GRADER_LEASE_SECONDS", default=120.0)
+# A claim on a running submission lasts this long unless renewed; past it the sweeper hands the
+# row to another worker. Short, so a dead worker's submission is graded again within about
+# lease + sweep interval + one grade (about 20 s with the defaults).
+GRADER_LEASE_SECONDS = env.float("GRADER_LEASE_SECONDS", default=15.0)
+# How often a grading worker renews its lease: a few renewals fit in one lease, so a slow
+# database round trip or two never lets a live grade's lease lapse.
+GRADER_HEARTBEAT_SECONDS = env.float("GRADER_HEARTBEAT_SECONDS", default=5.0)
 # Rows still queued after this long were probably never published (Redis down or restarted).
 GRADER_REQUEUE_AFTER_SECONDS = env.float("GRADER_REQUEUE_AFTER_SECONDS", default=30.0)
 # Deliveries of one submission before it is declared an internal error (never charged).

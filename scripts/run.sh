@@ -37,8 +37,9 @@ fi
 
 # The worker and the sweeper (beat) log to run/; the web server's requests show here.
 mkdir -p run
+# -Q: grading (celery) and the sweeper's own queue; one beat publishes the sweeps.
 .venv/bin/celery -A quizsite worker --loglevel=INFO --concurrency="${WORKERS:-2}" -n "worker@%h" \
-  >run/worker.log 2>&1 &
+  -Q celery,sweeper >run/worker.log 2>&1 &
 pids+=($!)
 .venv/bin/celery -A quizsite beat --loglevel=INFO --schedule=run/celerybeat-schedule \
   >run/beat.log 2>&1 &

@@ -1,21 +1,26 @@
 """Writes of the submission pipeline.
 
 browser/API -> submission_create (row, then enqueue on commit, id only) -> worker task ->
-submission_claim (conditional update) -> sandbox computes outputs -> trusted checks judge them
--> submission_finish (only the claim's holder writes) -> the page polls the row.
+submission_claim (conditional update, a short lease) -> sandbox computes outputs while a
+heartbeat renews the lease -> trusted checks judge them -> submission_finish (only the claim's
+holder writes; the write, not the grade, is retried) -> the page polls the row.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import DatabaseError, InterfaceError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -109,11 +114,12 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
 
     A single conditional UPDATE, not read-then-write: an acks_late redelivery, the sweeper's
     re-enqueue and the original message can reach two workers at once, and only one UPDATE can
-    match. ``worker`` may re-claim its own row (a task retried after a database error).
+    match. A running row is taken over only once its lease has expired, never because the
+    claimant's name matches: a name is no proof of being the same live process.
     """
     now = timezone.now()
     claimable = Q(status=Submission.Status.QUEUED) | Q(
-        Q(lease_expires_at__lte=now) | Q(worker=worker), status=Submission.Status.RUNNING
+        status=Submission.Status.RUNNING, lease_expires_at__lte=now
     )
     updated = Submission.objects.filter(claimable, pk=submission_id).update(
         status=Submission.Status.RUNNING,
@@ -127,18 +133,66 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
     return Submission.objects.select_related("exercise").get(pk=submission_id)
 
 
+def _held(submission: Submission) -> Q:
+    # The claim: ``attempts`` is the fencing token (a takeover bumps it), ``worker`` the holder.
+    return Q(
+        pk=submission.pk,
+        status=Submission.Status.RUNNING,
+        attempts=submission.attempts,
+        worker=submission.worker,
+    )
+
+
+def submission_lease_renew(*, submission: Submission) -> bool:
+    """Push the claim's lease forward; False if the claim is no longer ours."""
+    # Conditional: a heartbeat arriving after a takeover must not extend the new holder's lease
+    # on our behalf (it matches nothing: attempts changed).
+    expires = timezone.now() + timedelta(seconds=settings.GRADER_LEASE_SECONDS)
+    return bool(Submission.objects.filter(_held(submission)).update(lease_expires_at=expires))
+
+
+@contextmanager
+def submission_lease_kept(*, submission: Submission) -> Iterator[None]:
+    """Renew the claim's lease every GRADER_HEARTBEAT_SECONDS while the block runs.
+
+    The lease is short, so a row whose worker died is taken over within about a lease; the
+    heartbeat keeps a live grade's row its own however long the grade takes. It stops renewing
+    at the hard time limit: past it the worker is wedged, and the row should go elsewhere.
+    """
+    stop = threading.Event()
+    give_up_at = time.monotonic() + settings.CELERY_TASK_TIME_LIMIT
+
+    def beat() -> None:
+        try:
+            while not stop.wait(settings.GRADER_HEARTBEAT_SECONDS):
+                if time.monotonic() > give_up_at:
+                    return
+                try:
+                    if not submission_lease_renew(submission=submission):
+                        return  # taken over or finished: nothing left to keep
+                except (DatabaseError, InterfaceError):
+                    # A database restart: the next beat reconnects; the lease has slack.
+                    log.warning("submission %s: heartbeat failed", submission.pk)
+                    connection.close()
+        finally:
+            connection.close()  # this thread's own connection
+
+    heartbeat = threading.Thread(target=beat, name=f"lease-{submission.pk}", daemon=True)
+    heartbeat.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        heartbeat.join(timeout=5)
+
+
 def submission_finish(*, submission: Submission, verdict: dict[str, Any]) -> bool:
     """Store the verdict, only if this claim still holds the row.
 
     ``attempts`` is the fencing token: if our lease expired and another worker re-claimed the
     row, it bumped ``attempts`` and this late write matches nothing.
     """
-    updated = Submission.objects.filter(
-        pk=submission.pk,
-        status=Submission.Status.RUNNING,
-        attempts=submission.attempts,
-        worker=submission.worker,
-    ).update(
+    updated = Submission.objects.filter(_held(submission)).update(
         status=verdict["status"],
         score=verdict.get("score"),
         checks=verdict.get("checks", []),
@@ -162,9 +216,7 @@ def submission_release(*, submission: Submission) -> None:
             verdict={"status": Submission.Status.INTERNAL_ERROR, "message": MSG_INTERNAL_ERROR},
         )
         return
-    updated = Submission.objects.filter(
-        pk=submission.pk, status=Submission.Status.RUNNING, attempts=submission.attempts
-    ).update(
+    updated = Submission.objects.filter(_held(submission)).update(
         status=Submission.Status.QUEUED,
         queued_at=timezone.now(),
         lease_expires_at=None,
@@ -174,52 +226,101 @@ def submission_release(*, submission: Submission) -> None:
         submission_enqueue(submission_id=submission.pk, countdown=2.0 * submission.attempts)
 
 
-def submission_release_if_held(*, submission_id: int, worker: str) -> None:
-    submission = Submission.objects.filter(
-        pk=submission_id, status=Submission.Status.RUNNING, worker=worker
-    ).first()
-    if submission is not None:
+def _submission_release_quietly(*, submission: Submission) -> None:
+    # Hand the row back at once; if even that fails (the database is away), the lease, no
+    # longer renewed, runs out within GRADER_LEASE_SECONDS and the sweeper requeues the row.
+    try:
         submission_release(submission=submission)
+    except (DatabaseError, InterfaceError):
+        log.warning(
+            "submission %s: could not release the claim; it frees itself when the lease ends",
+            submission.pk,
+        )
+
+
+# The write of a computed verdict is retried, never the grade: a grade costs a sandbox run
+# (and an attempt). Seconds between tries: 7.5 s in all, while the heartbeat keeps the lease.
+VERDICT_WRITE_DELAYS = (0.5, 1.0, 2.0, 4.0)
+
+
+def _submission_verdict_store(*, submission: Submission, verdict: dict[str, Any]) -> bool:
+    for delay in (*VERDICT_WRITE_DELAYS, None):
+        try:
+            return submission_finish(submission=submission, verdict=verdict)
+        except (DatabaseError, InterfaceError):
+            if delay is None:
+                raise
+            log.warning(
+                "submission %s: storing the verdict failed; trying again in %ss",
+                submission.pk,
+                delay,
+                exc_info=True,
+            )
+            if not connection.in_atomic_block:
+                connection.close()  # a connection the server dropped is replaced on next use
+            time.sleep(delay)
+    raise AssertionError("unreachable")  # the last delay is None: it returns or raises
 
 
 def submission_grade(*, submission_id: int, worker: str, executor: Executor | None) -> str | None:
     """Claim, grade through the sandbox, store. Returns the final status, or None if not ours."""
+    submission = submission_claim(submission_id=submission_id, worker=worker)
+    if submission is None:
+        return None
+    try:
+        with submission_lease_kept(submission=submission):
+            verdict = _submission_verdict(submission=submission, executor=executor)
+            if verdict is None:  # our side failed (no sandbox here, or it broke): elsewhere
+                submission_release(submission=submission)
+                return None
+            try:
+                _submission_verdict_store(submission=submission, verdict=verdict)
+            except (DatabaseError, InterfaceError):
+                log.error("submission %s: could not store its verdict; releasing", submission.pk)
+                _submission_release_quietly(submission=submission)
+                return None
+            return verdict["status"]
+    except BaseException:
+        # Anything else that stops this grade (the soft time limit, the database failing
+        # before the grade) hands the row back now, instead of holding it for a whole lease.
+        _submission_release_quietly(submission=submission)
+        raise
+
+
+def _submission_verdict(
+    *, submission: Submission, executor: Executor | None
+) -> dict[str, Any] | None:
+    """The verdict of one claimed submission (one sandbox run), or None if we failed it."""
     from grader.engine.grading import grade
     from grader.engine.plots import plot_calls, plots_from_results
     from grader.selectors.exercises import exercise_spec_get
 
-    submission = submission_claim(submission_id=submission_id, worker=worker)
-    if submission is None:
-        return None
     if submission.attempts > settings.GRADER_MAX_ATTEMPTS:
         # Delivered again and again (it kills its worker, or the sandbox keeps failing).
-        submission_finish(
-            submission=submission,
-            verdict={"status": Submission.Status.INTERNAL_ERROR, "message": MSG_INTERNAL_ERROR},
-        )
-        return Submission.Status.INTERNAL_ERROR
+        return {"status": Submission.Status.INTERNAL_ERROR, "message": MSG_INTERNAL_ERROR}
     if executor is None:  # the sandbox refused to start here: fail closed, try elsewhere
-        submission_release(submission=submission)
         return None
     exercise = submission.exercise
+    spec = exercise_spec_get(exercise=exercise)
+    # The one line a fault test counts: sandbox runs per submission, not only verdicts.
+    log.info(
+        "submission %s: grading, attempt %s, in %s",
+        submission.pk,
+        submission.attempts,
+        submission.worker,
+    )
     # The pictures' hidden-free inputs ride along in the grade's one sandbox run.
     with_plots = ExtraCallsExecutor(executor, plot_calls(exercise.kind))
-    verdict = grade(
-        spec=exercise_spec_get(exercise=exercise),
-        code=submission.code,
-        seed=submission.seed,
-        executor=with_plots,
-    )
-    result = verdict.to_dict()
+    result = grade(
+        spec=spec, code=submission.code, seed=submission.seed, executor=with_plots
+    ).to_dict()
     if result["status"] == Submission.Status.INTERNAL_ERROR:
-        submission_release(submission=submission)
         return None
     if result["status"] != Submission.Status.ERROR and with_plots.extra_results:
         result["plots"] = plots_from_results(
             exercise.kind, with_plots.extra_results, diagnosis=result["diagnosis"]
         )
-    submission_finish(submission=submission, verdict=result)
-    return result["status"]
+    return result
 
 
 @dataclass(frozen=True)
@@ -232,37 +333,66 @@ def submissions_sweep(*, now: Any = None) -> SweepReport:
     """Re-enqueue what a lost message or a dead worker left behind.
 
     Covers: a crash between commit and publish, Redis down at submit time, Redis restarted
-    with its queue lost, and a worker killed mid-grade whose lease ran out.
+    with its queue lost, and a worker killed mid-grade whose lease ran out (no heartbeat).
+
+    Idempotent, so two beats (or a backlog of sweeps) may run it at once: every row is moved
+    by a conditional UPDATE on what this sweep read, and only the sweep whose UPDATE matched
+    publishes it.
     """
     now = now or timezone.now()
     stale_queued = Submission.objects.filter(
         status=Submission.Status.QUEUED,
         queued_at__lte=now - timedelta(seconds=settings.GRADER_REQUEUE_AFTER_SECONDS),
-    )
-    expired = Submission.objects.filter(status=Submission.Status.RUNNING, lease_expires_at__lte=now)
+    ).values_list("pk", "queued_at")
+    expired = Submission.objects.filter(
+        status=Submission.Status.RUNNING, lease_expires_at__lte=now
+    ).values_list("pk", "attempts")
+    to_publish: list[int] = []
     abandoned = 0
-    for submission in expired.filter(attempts__gte=settings.GRADER_MAX_ATTEMPTS):
-        # Its last attempt died without a verdict: stop, and never charge the student.
-        abandoned += Submission.objects.filter(
-            pk=submission.pk, status=Submission.Status.RUNNING, attempts=submission.attempts
-        ).update(
-            status=Submission.Status.INTERNAL_ERROR,
-            message=MSG_INTERNAL_ERROR,
-            finished_at=now,
-            lease_expires_at=None,
+    for submission_id, queued_at in stale_queued:
+        # Race: another sweep read the same row; it bumped queued_at first, so it publishes.
+        # The bump also makes the next sweep wait a full interval before publishing it again.
+        if Submission.objects.filter(
+            pk=submission_id, status=Submission.Status.QUEUED, queued_at=queued_at
+        ).update(queued_at=now):
+            to_publish.append(submission_id)
+    for submission_id, attempts in expired:
+        # Race: another sweep, or a late heartbeat of a slow (not dead) holder; matching on
+        # attempts and the expired lease lets exactly one of them move the row.
+        still_expired = Submission.objects.filter(
+            pk=submission_id,
+            status=Submission.Status.RUNNING,
+            attempts=attempts,
+            lease_expires_at__lte=now,
         )
-    requeue_ids = list(stale_queued.values_list("pk", flat=True)) + list(
-        expired.filter(attempts__lt=settings.GRADER_MAX_ATTEMPTS).values_list("pk", flat=True)
-    )
-    # Bump queued_at so the next sweep waits a full interval before publishing these again.
-    Submission.objects.filter(pk__in=requeue_ids, status=Submission.Status.QUEUED).update(
-        queued_at=now
-    )
-    for submission_id in requeue_ids:
-        submission_enqueue(submission_id=submission_id)
-    if requeue_ids or abandoned:
-        log.info("sweep: requeued %s, abandoned %s", len(requeue_ids), abandoned)
-    return SweepReport(requeued=len(requeue_ids), abandoned=abandoned)
+        if attempts >= settings.GRADER_MAX_ATTEMPTS:
+            # Its last attempt died without a verdict: stop, and never charge the student.
+            abandoned += still_expired.update(
+                status=Submission.Status.INTERNAL_ERROR,
+                message=MSG_INTERNAL_ERROR,
+                finished_at=now,
+                lease_expires_at=None,
+            )
+        elif still_expired.update(
+            status=Submission.Status.QUEUED, queued_at=now, lease_expires_at=None
+        ):
+            # Queued again: the dead holder is fenced (its verdict and heartbeat match nothing).
+            to_publish.append(submission_id)
+    published = 0
+    for submission_id in to_publish:
+        if not submission_enqueue(submission_id=submission_id):
+            # The broker is away: the rest stay queued for a later sweep, rather than each
+            # waiting out its own publish timeout now.
+            break
+        published += 1
+    if to_publish or abandoned:
+        log.info(
+            "sweep: requeued %s (published %s), abandoned %s",
+            len(to_publish),
+            published,
+            abandoned,
+        )
+    return SweepReport(requeued=len(to_publish), abandoned=abandoned)
 
 
 # Enough for a course's worth of final submissions in one synchronous preview (a few ms each).

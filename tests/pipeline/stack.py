@@ -94,39 +94,123 @@ class Redis:
         self.start()
 
 
+# The clocks of every test worker: short, so faults resolve in seconds. A test that measures
+# recovery with the shipped defaults passes defaults=True instead.
+TEST_CLOCKS = {
+    "CELERY_TASK_SOFT_TIME_LIMIT": "20",
+    "CELERY_TASK_TIME_LIMIT": "25",
+    "GRADER_LEASE_SECONDS": "5",
+    "GRADER_HEARTBEAT_SECONDS": "1",
+    "GRADER_SWEEP_SECONDS": "1",
+    "GRADER_REQUEUE_AFTER_SECONDS": "2",
+    "GRADER_MAX_ATTEMPTS": "3",
+}
+
+
+def stack_env(*, defaults: bool = False, **overrides: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PYTEST") and (k not in TEST_CLOCKS or not defaults)
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="quizsite.settings",
+        DEBUG="true",
+        SECRET_KEY=settings.SECRET_KEY,
+        DATABASE_URL=database_url(),
+        REDIS_URL=REDIS_URL,
+    )
+    if not defaults:
+        env.update(TEST_CLOCKS)
+    env.update(overrides)
+    return env
+
+
 class Worker:
+    """A Celery worker (with embedded beat unless beat=False) consuming both queues."""
+
     def __init__(self, name: str = "test") -> None:
         self.name = name
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = LOGS / f"celery-{name}.log"
+        self._offset = 0
 
-    def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-        env.update(
-            DJANGO_SETTINGS_MODULE="quizsite.settings",
-            DEBUG="true",
-            SECRET_KEY=settings.SECRET_KEY,
-            DATABASE_URL=database_url(),
-            REDIS_URL=REDIS_URL,
-            # Short clocks so faults resolve in seconds. The lease must stay above the time
-            # limit, as in production.
-            CELERY_TASK_SOFT_TIME_LIMIT="20",
-            CELERY_TASK_TIME_LIMIT="25",
-            GRADER_LEASE_SECONDS="30",
-            GRADER_SWEEP_SECONDS="1",
-            GRADER_REQUEUE_AFTER_SECONDS="2",
-            GRADER_MAX_ATTEMPTS="3",
-        )
-        return env
+    def start(
+        self,
+        *,
+        defaults: bool = False,
+        beat: bool = True,
+        pid_namespace: bool = False,
+        **env: str,
+    ) -> None:
+        """Start and wait until ready.
 
-    def start(self, *, lease_seconds: float | None = None) -> None:
+        pid_namespace runs the worker as pid 1 of a pid namespace of its own, as in a container:
+        two such workers on one host have processes with the same pids.
+        """
         LOGS.mkdir(exist_ok=True)
-        env = self.env()
-        if lease_seconds is not None:
-            env["GRADER_LEASE_SECONDS"] = str(lease_seconds)
-            env["CELERY_TASK_SOFT_TIME_LIMIT"] = str(max(1, int(lease_seconds) - 2))
-            env["CELERY_TASK_TIME_LIMIT"] = str(max(2, int(lease_seconds) - 1))
-        offset = self.log.stat().st_size if self.log.exists() else 0
+        self._offset = self.log.stat().st_size if self.log.exists() else 0
+        log = self.log.open("ab")
+        prefix = ["unshare", "--pid", "--fork", "--mount-proc"] if pid_namespace else []
+        self.proc = subprocess.Popen(
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "quizsite",
+                "worker",
+                *(["-B", f"--schedule=/tmp/celerybeat-{self.name}-{os.getpid()}"] if beat else []),
+                "-Q",
+                "celery,sweeper",
+                "--concurrency=1",
+                "--loglevel=INFO",
+                f"--hostname={self.name}@%h",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=ROOT,
+            env=stack_env(defaults=defaults, **env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        wait_until(lambda: "ready." in self.output(), timeout=60, step=0.2)
+
+    def output(self) -> str:
+        """What this worker logged since its last start."""
+        with self.log.open("rb") as f:
+            f.seek(self._offset)
+            return f.read().decode(errors="replace")
+
+    def owns(self, pid: int) -> bool:
+        """Whether pid (a host pid) is one of this worker's processes."""
+        try:
+            return self.proc is not None and os.getpgid(pid) == self.proc.pid
+        except ProcessLookupError:
+            return False
+
+    def stop(self) -> None:
+        """kill -9 of the whole worker: main process, pool, embedded beat, sandboxes."""
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+        self.proc = None
+
+
+class Beat:
+    """A standalone `celery beat`, as production runs it (the sweeper's scheduler)."""
+
+    def __init__(self, name: str = "beat") -> None:
+        self.name = name
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = LOGS / f"celery-{name}.log"
+        self._offset = 0
+
+    def start(self, **env: str) -> None:
+        LOGS.mkdir(exist_ok=True)
+        self._offset = self.log.stat().st_size if self.log.exists() else 0
         log = self.log.open("ab")
         self.proc = subprocess.Popen(
             [
@@ -135,25 +219,32 @@ class Worker:
                 "celery",
                 "-A",
                 "quizsite",
-                "worker",
-                "-B",
-                "--concurrency=1",
+                "beat",
                 "--loglevel=INFO",
-                f"--hostname={self.name}@%h",
                 f"--schedule=/tmp/celerybeat-{self.name}-{os.getpid()}",
-                "--without-gossip",
-                "--without-mingle",
             ],
             cwd=ROOT,
-            env=env,
+            env=stack_env(**env),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        wait_until(lambda: b"ready." in self.log.read_bytes()[offset:], timeout=60, step=0.2)
+        wait_until(lambda: "beat: Starting" in self.output(), timeout=60)
+
+    def output(self) -> str:
+        """What this beat logged since its last start."""
+        with self.log.open("rb") as f:
+            f.seek(self._offset)
+            return f.read().decode(errors="replace")
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
         self.proc = None
+
+
+def sandbox_runs(submission_id: int, *workers: Worker) -> int:
+    """How many sandbox runs of this submission the workers logged (grader.services)."""
+    line = f"submission {submission_id}: grading,"
+    return sum(w.output().count(line) for w in workers)

@@ -129,8 +129,7 @@ def test_sweep_requeues_stale_and_expired_and_abandons_after_the_cap(user, exerc
     assert dead.score is None
     for s in (fresh, stale, expired):
         s.refresh_from_db()
-    assert fresh.status == stale.status == Submission.Status.QUEUED
-    assert expired.status == Submission.Status.RUNNING  # claimable again: its lease expired
+    assert fresh.status == stale.status == expired.status == Submission.Status.QUEUED
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -158,3 +157,242 @@ def test_per_user_cap_holds_under_concurrent_submits() -> None:
         outcomes = list(pool.map(one, range(6)))
     assert outcomes.count("created") == 2
     assert Submission.objects.filter(user=user).count() == 2
+
+
+# --- reliability (issue 13): identity, lease, the verdict's write, release, sweep -------------
+
+
+class CountingRuns:
+    """A trusted executor (our reference function, never student text) that counts its runs."""
+
+    def __init__(self) -> None:
+        from grader.engine import reference
+        from grader.engine.executors.trusted import CallableExecutor
+
+        self.inner = CallableExecutor(reference.attention)
+        self.runs = 0
+
+    def run(self, **kwargs):  # type: ignore[no-untyped-def]
+        self.runs += 1
+        return self.inner.run(**kwargs)
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def no_publish(monkeypatch):  # type: ignore[no-untyped-def]
+    """Record what the services would publish, instead of reaching for a broker."""
+    sent: list[int] = []
+
+    def enqueue(*, submission_id: int, countdown: float | None = None) -> bool:
+        sent.append(submission_id)
+        return True
+
+    monkeypatch.setattr(services, "submission_enqueue", enqueue)
+    return sent
+
+
+def test_a_running_row_is_not_claimed_again_by_its_own_name_while_the_lease_holds(
+    user, exercise
+) -> None:  # type: ignore[no-untyped-def]
+    # Two containers on one host have processes with the same host:pid; a duplicate delivery
+    # reaching the other one must not start a second sandbox run.
+    s = make(user, exercise)
+    assert services.submission_claim(submission_id=s.pk, worker="host:4") is not None
+    assert services.submission_claim(submission_id=s.pk, worker="host:4") is None
+    s.refresh_from_db()
+    assert s.attempts == 1
+
+
+def test_worker_identities_differ_across_pid_namespaces_with_the_same_pid() -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.pipeline.stack import ROOT
+
+    if not shutil.which("unshare"):
+        pytest.skip("unshare is not installed")
+    # Each python is pid 1 of its own pid namespace, as the first process of a container is.
+    argv = ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c"]
+    code = "import os; from grader.worker import worker_identity as w; print(os.getpid(), w())"
+    outs = [
+        subprocess.run(
+            [*argv, code], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert outs[0][0] == outs[1][0] == "1"
+    assert outs[0][1] != outs[1][1]
+
+
+def test_a_forked_process_gets_an_identity_of_its_own() -> None:
+    import multiprocessing
+
+    from grader.worker import worker_identity
+
+    mine = worker_identity()
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        theirs = pool.apply(worker_identity)
+    assert theirs != mine
+    assert worker_identity() == mine  # stable within a process
+
+
+def test_lease_renewal_extends_only_the_holders_lease(user, exercise) -> None:  # type: ignore[no-untyped-def]
+    s = make(user, exercise)
+    held = services.submission_claim(submission_id=s.pk, worker="w1:1:a")
+    assert held is not None
+    past = timezone.now() - timedelta(seconds=1)
+    Submission.objects.filter(pk=s.pk).update(lease_expires_at=past)
+    assert services.submission_lease_renew(submission=held)
+    s.refresh_from_db()
+    assert s.lease_expires_at > timezone.now()
+    # Taken over (attempts bumped): the old holder's heartbeat matches nothing.
+    Submission.objects.filter(pk=s.pk).update(lease_expires_at=past)
+    taker = services.submission_claim(submission_id=s.pk, worker="w2:2:b")
+    assert taker is not None
+    before = Submission.objects.get(pk=s.pk).lease_expires_at
+    assert not services.submission_lease_renew(submission=held)
+    assert Submission.objects.get(pk=s.pk).lease_expires_at == before
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@override_settings(GRADER_LEASE_SECONDS=1.0, GRADER_HEARTBEAT_SECONDS=0.05)
+def test_the_heartbeat_renews_the_lease_while_the_block_runs() -> None:
+    from tests.pipeline.stack import wait_until
+
+    user = get_user_model().objects.create_user("beat", password="pw-beat-12345")
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    s = make(user, exercise)
+    held = services.submission_claim(submission_id=s.pk, worker="w1:1:a")
+    assert held is not None
+    first = held.lease_expires_at
+
+    def lease() -> object:
+        return Submission.objects.get(pk=s.pk).lease_expires_at
+
+    with services.submission_lease_kept(submission=held):
+        wait_until(lambda: lease() > first, timeout=10, step=0.02)
+    # The 1 s lease outlived by renewals: no other worker could take the row meanwhile.
+    assert services.submission_claim(submission_id=s.pk, worker="w2:2:b") is None
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@override_settings(GRADER_HEARTBEAT_SECONDS=0.02, CELERY_TASK_TIME_LIMIT=0)
+def test_the_heartbeat_stops_renewing_past_the_hard_time_limit() -> None:
+    import time
+
+    user = get_user_model().objects.create_user("wedged", password="pw-wedged-12345")
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    s = make(user, exercise)
+    held = services.submission_claim(submission_id=s.pk, worker="w1:1:a")
+    assert held is not None
+    with services.submission_lease_kept(submission=held):
+        time.sleep(0.3)  # some fifteen heartbeat intervals: a wedged grade
+    # Its lease was left to run out, so the sweeper can hand the row to a live worker.
+    assert Submission.objects.get(pk=s.pk).lease_expires_at == held.lease_expires_at
+
+
+def test_a_database_error_after_grading_retries_the_write_not_the_grade(
+    user, exercise, monkeypatch, no_publish
+) -> None:  # type: ignore[no-untyped-def]
+    from django.db import OperationalError
+
+    monkeypatch.setattr(services, "VERDICT_WRITE_DELAYS", (0.0, 0.0, 0.0, 0.0), raising=False)
+    real_finish = services.submission_finish
+    failures = iter([OperationalError("server closed the connection unexpectedly")])
+
+    def flaky_finish(**kwargs):  # type: ignore[no-untyped-def]
+        for error in failures:
+            raise error
+        return real_finish(**kwargs)
+
+    monkeypatch.setattr(services, "submission_finish", flaky_finish)
+    s = make(user, exercise)
+    executor = CountingRuns()
+    status = services.submission_grade(submission_id=s.pk, worker="w1:1:a", executor=executor)
+    assert status == Submission.Status.PASSED
+    assert executor.runs == 1  # graded once; only the write was tried again
+    s.refresh_from_db()
+    assert (s.status, s.attempts, s.lease_expires_at) == (Submission.Status.PASSED, 1, None)
+    assert no_publish == []
+
+
+def test_a_grade_that_cannot_store_its_verdict_releases_the_row(
+    user, exercise, monkeypatch, no_publish
+) -> None:  # type: ignore[no-untyped-def]
+    from django.db import OperationalError
+
+    monkeypatch.setattr(services, "VERDICT_WRITE_DELAYS", (0.0, 0.0), raising=False)
+
+    def broken_finish(**kwargs):  # type: ignore[no-untyped-def]
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(services, "submission_finish", broken_finish)
+    s = make(user, exercise)
+    executor = CountingRuns()
+    assert services.submission_grade(submission_id=s.pk, worker="w1:1:a", executor=executor) is None
+    s.refresh_from_db()
+    # Handed back at once (and published again), not held until its lease runs out.
+    assert s.status == Submission.Status.QUEUED
+    assert s.lease_expires_at is None
+    assert no_publish == [s.pk]
+    assert services.submission_claim(submission_id=s.pk, worker="w2:2:b") is not None
+
+
+def test_an_error_after_the_claim_releases_the_row(user, exercise, monkeypatch, no_publish) -> None:  # type: ignore[no-untyped-def]
+    from django.db import OperationalError
+
+    from grader.selectors import exercises as selectors
+
+    def spec_unreadable(**kwargs):  # type: ignore[no-untyped-def]
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr(selectors, "exercise_spec_get", spec_unreadable)
+    s = make(user, exercise)
+    with pytest.raises(OperationalError):  # the task's own retry takes it from here
+        services.submission_grade(submission_id=s.pk, worker="w1:1:a", executor=CountingRuns())
+    s.refresh_from_db()
+    assert s.status == Submission.Status.QUEUED
+    assert services.submission_claim(submission_id=s.pk, worker="w1:1:b") is not None
+
+
+@override_settings(GRADER_REQUEUE_AFTER_SECONDS=10, GRADER_MAX_ATTEMPTS=3)
+def test_two_sweeps_at_once_publish_each_row_once(user, exercise, no_publish) -> None:  # type: ignore[no-untyped-def]
+    now = timezone.now()
+    stale = make(user, exercise, queued_at=now - timedelta(seconds=60))
+    expired = make(
+        user,
+        exercise,
+        status=Submission.Status.RUNNING,
+        attempts=1,
+        worker="dead:7:a",
+        lease_expires_at=now - timedelta(seconds=1),
+    )
+    first = services.submissions_sweep(now=now)
+    second = services.submissions_sweep(now=now)  # a second beat, same moment
+    assert (first.requeued, second.requeued) == (2, 0)
+    assert sorted(no_publish) == sorted([stale.pk, expired.pk])
+    expired.refresh_from_db()
+    assert expired.status == Submission.Status.QUEUED
+    # The dead holder is fenced: neither its heartbeat nor its verdict lands.
+    dead = Submission(pk=expired.pk, attempts=1, worker="dead:7:a")
+    assert not services.submission_lease_renew(submission=dead)
+    assert not services.submission_finish(submission=dead, verdict={"status": "failed"})
+
+
+@override_settings(GRADER_REQUEUE_AFTER_SECONDS=10)
+def test_the_sweep_stops_publishing_when_the_broker_is_away(user, exercise, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    calls: list[int] = []
+
+    def enqueue(*, submission_id: int, countdown: float | None = None) -> bool:
+        calls.append(submission_id)
+        return False
+
+    monkeypatch.setattr(services, "submission_enqueue", enqueue)
+    old = timezone.now() - timedelta(seconds=60)
+    for _ in range(3):
+        make(user, exercise, queued_at=old)
+    services.submissions_sweep()
+    assert len(calls) == 1  # not one publish timeout per row

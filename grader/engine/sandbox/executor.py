@@ -308,6 +308,10 @@ class SandboxExecutor:
             bwrap = launcher.find_bwrap()
         except launcher.LaunchError as e:
             raise SandboxUnavailable(str(e)) from e
+        # A worker killed with -9 never ran close(): its groups of this slot stay behind, and
+        # whatever it left running in ours would eat the new zygote's pids budget.
+        launcher.cgroups_stale_remove(self.slot, keep=self._cgroup)
+        launcher.cgroup_clear(self._cgroup)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         config = self._config(theirs.fileno())
         # bubblewrap reads its arguments from a pipe (--args): /proc/1/cmdline inside then

@@ -159,6 +159,71 @@ def pids_cgroup(slot: int) -> Path | None:
         return None
 
 
+# How deep under the pids hierarchy's root to look for a dead worker's groups: a worker's own
+# group is rarely more than a few levels down (a service, a container, a test fence).
+STALE_SEARCH_DEPTH = 4
+
+
+def cgroups_stale_remove(slot: int, keep: Path | None) -> int:
+    """Remove the empty ``grader-sandbox-<slot>`` groups a killed worker left; how many.
+
+    Every executor on this host takes the slot's flock before making a group of that name,
+    and we hold it: any other such group belongs to a dead holder (kill -9 never runs close()),
+    in a parent group of its own (another service, container or test fence). Groups that still
+    have processes are left: they may be a sandbox of a host we share cgroups but not /run with.
+    """
+    root = Path("/sys/fs/cgroup/pids")
+    name = f"grader-sandbox-{slot}"
+    removed = 0
+    for dirpath, dirnames, _ in os.walk(root):
+        here = Path(dirpath)
+        if len(here.relative_to(root).parts) >= STALE_SEARCH_DEPTH:
+            dirnames.clear()
+        if name not in dirnames:
+            continue
+        dirnames.remove(name)  # a sandbox's group has no groups of ours inside
+        group = here / name
+        if group == keep:
+            continue
+        try:
+            if (group / "cgroup.procs").read_text().split():
+                continue
+            group.rmdir()
+            removed += 1
+        except OSError:
+            continue
+    if removed:
+        log.info("sandbox: removed %d stale pids cgroup(s) of slot %d", removed, slot)
+    return removed
+
+
+def cgroup_clear(group: Path | None) -> int:
+    """SIGKILL whatever a dead holder of this slot left running in the slot's group; how many.
+
+    Only a zygote of this slot, moved in by join_cgroup, and its children ever enter the group,
+    and we hold the slot: anything in it now is a dead holder's sandbox (or our own previous
+    zygote, already killed and still dying).
+    """
+    if group is None:
+        return 0
+    try:
+        members = [int(pid) for pid in (group / "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return 0
+    killed = 0
+    for pid in members:
+        if pid <= 0 or pid == os.getpid():  # 0: a process outside our pid namespace
+            continue
+        try:
+            os.kill(pid, 9)
+            killed += 1
+        except OSError:
+            continue  # gone meanwhile
+    if killed:
+        log.warning("sandbox: killed %d leftover process(es) in %s", killed, group)
+    return killed
+
+
 def process_tree(root: int) -> list[int]:
     """root and its descendants (host pids), from /proc/*/stat (no /proc/*/children here)."""
     parents: dict[int, list[int]] = {}
