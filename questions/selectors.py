@@ -12,9 +12,10 @@ from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.urls import NoReverseMatch, reverse
 
-from questions import assessment
+from questions import assessment, assessment_eval
 from questions.models import (
     Attempt,
+    CheckKind,
     FollowUp,
     KeyPoint,
     Page,
@@ -388,3 +389,18 @@ def preview_trial(*, content: QuestionContent, page: QuestionPage, text: str) ->
         wrong_answer_evidence=first.get(result.wrong_answer or "", ""),
         denied=denied,
     )
+
+
+def question_target_specs(*, question: Question) -> dict[str, assessment_eval.TargetSpecs]:
+    """What each free-text target of a question is assessed with, exactly as the web does:
+    the question ("question") and each text follow-up ("follow-up:<ordering>"). Validate and
+    `assess_eval` both read it, so they can never measure something candidates don't get."""
+    specs = {
+        assessment_eval.QUESTION_TARGET: assessment_eval.TargetSpecs(
+            question.key_point_specs(), question.wrong_answer_specs()
+        )
+    }
+    for follow_up in question.follow_ups.filter(check_kind=CheckKind.TEXT):
+        target = f"{assessment_eval.FOLLOW_UP_PREFIX}{follow_up.ordering}"
+        specs[target] = assessment_eval.TargetSpecs(follow_up.key_point_specs())
+    return specs

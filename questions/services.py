@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest
 
-from questions import assessment, assessment_eval
+from questions import assessment, assessment_eval, selectors
 from questions.models import Attempt, CheckKind, ExampleAnswer, FollowUp, Question, Status
 from questions.selectors import DRAFTS_SESSION_KEY, Owner, attempts_for
 
@@ -264,11 +264,7 @@ def question_validate(*, question: Question) -> QuestionValidation:
     The scores come from assessment_eval.evaluate, the function `manage.py assess_eval` and
     the CI floor use, so the admin and the command never disagree on the same answers.
     """
-    specs = {
-        assessment_eval.QUESTION_TARGET: assessment_eval.TargetSpecs(
-            question.key_point_specs(), question.wrong_answer_specs()
-        )
-    }
+    specs = selectors.question_target_specs(question=question)
     labels = {
         (assessment_eval.QUESTION_TARGET, kp.slug): kp.label
         for kp in question.key_points.filter(follow_up__isnull=True)
@@ -280,9 +276,8 @@ def question_validate(*, question: Question) -> QuestionValidation:
         }
     )
     for fu in question.follow_ups.prefetch_related("key_points"):
-        if fu.check_kind == CheckKind.TEXT:
-            target = f"{assessment_eval.FOLLOW_UP_PREFIX}{fu.ordering}"
-            specs[target] = assessment_eval.TargetSpecs(fu.key_point_specs())
+        target = f"{assessment_eval.FOLLOW_UP_PREFIX}{fu.ordering}"
+        if target in specs:
             labels.update({(target, kp.slug): kp.label for kp in fu.key_points.all()})
     examples = list(question.example_answers.select_related("follow_up"))
     judged = [e for e in examples if _target(e) in specs]

@@ -14,7 +14,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ("grader", "questions", "quizsite", "tests/__init__.py", "tests/import_contracts.py")
+PACKAGES = (
+    "grader",
+    "questions",
+    "quizsite",
+    "explorables",
+    "tests/__init__.py",
+    "tests/import_contracts.py",
+)
 
 
 def _lint(cwd: Path) -> subprocess.CompletedProcess[str]:

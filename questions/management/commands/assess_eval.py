@@ -22,10 +22,10 @@ from questions.assessment_eval import (
     TargetSpecs,
     eval_set_read,
     evaluate_questions,
-    follow_up_target,
     report_lines,
 )
-from questions.models import CheckKind, Question
+from questions.models import Question
+from questions.selectors import question_target_specs
 
 NO_EVAL_FILE = "No evaluation file for {slug} in {directory}."
 NO_QUESTIONS = "None of the evaluation set's questions is in the database; run migrate first."
@@ -33,10 +33,7 @@ NO_QUESTIONS = "None of the evaluation set's questions is in the database; run m
 
 def question_specs(question: Question) -> dict[str, TargetSpecs]:
     """What each target of a question is assessed with, as the web assesses it."""
-    specs = {"question": TargetSpecs(question.key_point_specs(), question.wrong_answer_specs())}
-    for follow_up in question.follow_ups.filter(check_kind=CheckKind.TEXT):
-        specs[follow_up_target(follow_up.ordering)] = TargetSpecs(follow_up.key_point_specs())
-    return specs
+    return question_target_specs(question=question)
 
 
 def _misjudged_lines(report: EvalReport) -> list[str]:
