@@ -27,6 +27,10 @@ from typing import Any, TypedDict
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 ROLES_FILE = "roles.toml"
+# Pattern sets shared by several key points or wrong answers: a line `@name` in a `patterns`
+# field stands for the set's lines, so one paraphrase is taught once for every question.
+PATTERN_SETS_FILE = "patterns.toml"
+SET_LINE = "@"
 PAGES_DIR = "pages"
 
 FRONT_MATTER_FENCE = "+++"
@@ -74,6 +78,7 @@ TOO_FEW_CHOICES = "a choice follow-up needs at least two choices"
 CHOICE_NOT_LISTED = "must be one of the choices, got {value!r}"
 UNKNOWN_ROLE = "unknown role {slug!r} (roles are defined in {roles_file})"
 BAD_PATTERN = "line {line} is not a valid regular expression: {pattern!r} ({error})"
+UNKNOWN_SET = "unknown pattern set {name!r} (sets are defined in {sets_file})"
 NO_PATTERNS = "needs at least one pattern (one regular expression per line)"
 TEXT_BEFORE_SECTION = "text before the first section heading (# {first})"
 UNKNOWN_SECTION = "unknown section '# {name}' (expected: {expected})"
@@ -167,10 +172,18 @@ class ContentBundle:
 class _Table:
     """A TOML table being read: every read is checked, and unread keys are reported."""
 
-    def __init__(self, data: dict[str, Any], *, source: str, where: str) -> None:
+    def __init__(
+        self,
+        data: dict[str, Any],
+        *,
+        source: str,
+        where: str,
+        sets: dict[str, list[str]] | None = None,
+    ) -> None:
         self.data = data
         self.source = source
         self.where = where
+        self.sets = sets or {}
         self.read: set[str] = set()
 
     def error(self, field: str, message: str) -> ContentError:
@@ -234,7 +247,15 @@ class _Table:
         )
         # One regex per line, as the `patterns` TextField stores them; the blank lines that
         # TOML's ''' delimiters leave around them are not patterns.
-        lines = [line for line in value.split("\n") if line.strip()]
+        lines = []
+        for line in value.split("\n"):
+            if not line.strip().startswith(SET_LINE):
+                lines += [line] if line.strip() else []
+                continue
+            name = line.strip()[len(SET_LINE) :].strip()
+            if name not in self.sets:
+                raise self.error(key, UNKNOWN_SET.format(name=name, sets_file=PATTERN_SETS_FILE))
+            lines += self.sets[name]
         if required and not lines:
             raise self.error(key, NO_PATTERNS)
         for number, line in enumerate(lines, start=1):
@@ -252,7 +273,8 @@ class _Table:
         for index, item in enumerate(items):
             if not isinstance(item, dict):
                 raise self.error(key, WRONG_TYPE.format(expected=f"[[{key}]] tables", got=item))
-            tables.append(_Table(item, source=self.source, where=f"{self.where}{key}[{index}]."))
+            where = f"{self.where}{key}[{index}]."
+            tables.append(_Table(item, source=self.source, where=where, sets=self.sets))
         return tables
 
     def done(self) -> None:
@@ -384,11 +406,14 @@ def _wrong_answer(table: _Table) -> WrongAnswerContent:
     return wrong
 
 
-def question_read(path: Path, *, roles: set[str]) -> QuestionContent:
-    """One question file. `roles` are the slugs defined in roles.toml."""
+def question_read(
+    path: Path, *, roles: set[str], sets: dict[str, list[str]] | None = None
+) -> QuestionContent:
+    """One question file. `roles` are the slugs defined in roles.toml, `sets` the pattern
+    sets of patterns.toml."""
     source = str(path)
     data, body, first_line = _split(path.read_text(encoding="utf-8-sig"), source=source)
-    table = _Table(data, source=source, where="")
+    table = _Table(data, source=source, where="", sets=sets)
     slug = table.slug()
     if slug != path.stem:
         raise table.error("slug", SLUG_NOT_FILE_NAME.format(slug=slug, stem=path.stem))
@@ -440,6 +465,27 @@ def page_read(path: Path) -> PageContent:
     return page
 
 
+def pattern_sets_read(path: Path) -> dict[str, list[str]]:
+    """The shared pattern sets, by name; each set's patterns are checked like a field's."""
+    if not path.is_file():
+        return {}
+    source = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ContentError(f"{source}: {BAD_TOML.format(error=exc)}") from exc
+    top = _Table(data, source=source, where="")
+    sets: dict[str, list[str]] = {}
+    for table in top.tables("sets"):
+        name = table.slug("name")
+        if name in sets:
+            raise table.error("name", DUPLICATE_SLUG.format(slug=name))
+        sets[name] = table.patterns().split("\n")
+        table.done()
+    top.done()
+    return sets
+
+
 def roles_read(path: Path) -> list[RoleContent]:
     source = str(path)
     try:
@@ -468,8 +514,9 @@ def content_read(directory: Path = CONTENT_DIR) -> ContentBundle:
         raise ContentError(f"{directory}: {NO_DIRECTORY.format(roles_file=ROLES_FILE)}")
     roles = roles_read(roles_path)
     role_slugs = {role["slug"] for role in roles}
+    sets = pattern_sets_read(directory / PATTERN_SETS_FILE)
     questions = [
-        question_read(path, roles=role_slugs)
+        question_read(path, roles=role_slugs, sets=sets)
         for path in sorted(directory.glob("*.md"))
         if path.name != "README.md"
     ]

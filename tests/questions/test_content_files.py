@@ -360,3 +360,28 @@ def test_broken_roles_and_pages_are_named_too(content_dir: Path) -> None:
     shutil.rmtree(content_dir)
     with pytest.raises(cf.ContentError, match="not a content directory"):
         cf.content_read(content_dir)
+
+
+def test_a_shared_pattern_set_expands_where_it_is_named(content_dir: Path) -> None:
+    (content_dir / cf.PATTERN_SETS_FILE).write_text(
+        "[[sets]]\nname = \"shared\"\npatterns = '''\nalpha\nbeta\n'''\n"
+    )
+    path = content_dir / "q.md"
+    path.write_text(
+        path.read_text().replace("patterns = '''\npoint\n", "patterns = '''\n@shared\npoint\n", 1)
+    )
+    question = cf.content_read(content_dir).question("q")
+    assert question["key_points"][0]["patterns"] == "alpha\nbeta\npoint"
+    path.write_text(path.read_text().replace("@shared", "@missing"))
+    with pytest.raises(cf.ContentError, match="unknown pattern set 'missing'"):
+        cf.content_read(content_dir)
+
+
+def test_the_shared_key_points_read_one_set_in_every_question() -> None:
+    bundle = cf.content_bundle()
+    by_slug: dict[str, set[str]] = {}
+    for question in bundle.questions:
+        for point in question["key_points"]:
+            by_slug.setdefault(point["slug"], set()).add(point["patterns"])
+    for slug in ("variance-grows", "softmax-saturates", "gradients-vanish"):
+        assert len(by_slug[slug]) == 1, slug  # the same lines wherever the idea is asked
