@@ -112,7 +112,9 @@ _FUNCTION_WORDS = _words(
     "gets make makes we you i they there he she our your their"
 )
 _DOUBLED_WORD = re.compile(r"\b([a-z][a-z_'-]+)\s+\1\b")
-_KEYWORD_LABEL = re.compile(r"^\s*(?:key ?words?|keywords|tags|terms)\s*:", re.IGNORECASE)
+_KEYWORD_LABEL = re.compile(
+    r"^\s*(?:key ?(?:words?|terms?)|keywords|tags|terms)\s*:", re.IGNORECASE
+)
 
 # Someone else's claim, about to be refuted: "someone might say", "a common myth is".
 _ATTRIBUTION = re.compile(
@@ -135,12 +137,14 @@ _REFUTING_VERDICT = re.compile(
     r"\b(?:over-?\w+|too (?:small|much|far|aggressive|little)|flatten\w*|destabili[sz]\w*|"
     r"breaks?|hurts?|fails?|wrong|worse|useless|pointless|nothing|doesn'?t|don'?t|won'?t|"
     r"wouldn'?t|isn'?t|aren'?t|can'?t|cannot|not|never|no longer helps?|only rescales?|"
-    r"amplif\w*|myth|unstable|instabilit\w*|diverg\w*|explod\w*|nois[ey]\w*)\b"
+    r"amplif\w*|myth|unstable|instabilit\w*|diverg\w*|explod\w*|nois[ey]\w*|"
+    r"miss(?:es)? the point|beside the point|red herring|irrelevant|common suggestion)\b"
 )
 
 # A refuting verdict is looked for up to the end of the claim's clause; a parenthesis inside
 # it ("dividing V by sqrt(d_k) after the softmax changes nothing") does not end it.
-_VERDICT_END = re.compile(r"[,;:!?\n]|\b(?:but|because|since|so|then|while|whereas)\b")
+# "otherwise" opens the counterfactual that justifies the claim, not a verdict on it.
+_VERDICT_END = re.compile(r"[,;:!?\n]|\b(?:but|because|since|so|then|while|whereas|otherwise)\b")
 
 # A clause that supposes rather than states.
 _HYPOTHETICAL = re.compile(r"\s*(?:even )?(?:if|suppose|assuming)\b")
