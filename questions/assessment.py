@@ -118,12 +118,17 @@ _KEYWORD_LABEL = re.compile(
 
 # Someone else's claim, about to be refuted: "someone might say", "a common myth is".
 _ATTRIBUTION = re.compile(
-    r"\b(?:some(?:one|body| people)?|people|many|others?|a lot of people|you|one|the new engineer)"
-    r"\s+(?:might|may|could|would|will|often|sometimes|usually|tend to|will often)?\s*"
-    r"(?:say|says|said|think|thinks|claim|claims|suggest|suggests|believe|believes|argue|"
-    r"argues|assume|assumes|call|calls|expect|expects|propose|proposes)\b"
+    r"\b(?:some(?:one|body| people)?|people|many|others?|a lot of people|you|one|the new engineer|"
+    r"a (?:colleague|coworker|co-worker|teammate|friend|reviewer|manager|junior|student)|"
+    r"my (?:colleague|coworker|co-worker|teammate|manager|lead|boss))"
+    r"(?:\s+(?:teammate|colleague|coworker|person|engineer|reviewer|of them))?"
+    r"\s+(?:might|may|could|would|will|often|sometimes|usually|tend to|will often|once)?\s*"
+    r"(?:say|says|said|think|thinks|thought|claim|claims|claimed|suggest|suggests|suggested|"
+    r"believe|believes|believed|argue|argues|argued|assume|assumes|assumed|call|calls|expect|"
+    r"expects|propose|proposes|proposed|told me|wanted to)\b"
+    r"|\bwrong (?:fix|fixes|answer|answers|idea|ideas|explanation)\b|\bwarn(?:ed)? against\b"
     r"|\b(?:common |popular |classic )?(?:myth|misconception|misunderstanding|mistake|fallacy)\b"
-    r"|\btempt(?:ing|ed) to\b|\bcontrary to\b|\bnot true that\b|\bisn'?t true that\b"
+    r"|\btempt(?:ing|ed) to\b|\b(?:the |a )?tempting (?:fix|answer|idea|reading|explanation)\b|\bcontrary to\b|\bnot true that\b|\bisn'?t true that\b"
     r"|\bit'?s not that\b|\bit is not that\b|\bwrong to (?:say|think)\b"
 )
 # "instead of X", "rather than X": X is what the speaker rejects.
@@ -139,6 +144,13 @@ _REFUTING_VERDICT = re.compile(
     r"wouldn'?t|isn'?t|aren'?t|can'?t|cannot|not|never|no longer helps?|only rescales?|"
     r"amplif\w*|myth|unstable|instabilit\w*|diverg\w*|explod\w*|nois[ey]\w*|"
     r"miss(?:es)? the point|beside the point|red herring|irrelevant|common suggestion)\b"
+)
+
+# A sentence that opens with a verdict on the previous one: "That does nothing.", "Wrong:".
+_NEXT_SENTENCE_VERDICT = re.compile(
+    r"\s*(?:(?:but )?(?:that|this|it|which)(?:'s| is| does| would| will| only)?\s+"
+    r"(?:\w+\s+){0,2}?(?:nothing|not|doesn'?t|won'?t|isn'?t|wouldn'?t|can'?t|cannot|never|"
+    r"wrong|misses|useless|pointless|irrelevant)\b|(?:no|nope|wrong|false)\b[:,.!]?)"
 )
 
 # A refuting verdict is looked for up to the end of the claim's clause; a parenthesis inside
@@ -517,6 +529,10 @@ def is_stuffing(text: str) -> bool:
     items = [i for i in re.split(r"[,;\n]", normalised) if _WORD.search(i)]
     if len(items) >= 5 and sum(len(_WORD.findall(i)) for i in items) / len(items) <= 2.5:
         return True
+    # "softmax. gradient. variance. sqrt.": a list written as one-word sentences.
+    pieces = [i for i in re.split(r"[.,;:\n]", normalised) if _WORD.search(i)]
+    if len(pieces) >= 8 and sum(len(_WORD.findall(i)) for i in pieces) / len(pieces) <= 2.0:
+        return True
     if any(w in _FUNCTION_WORDS for w in words):
         return False
     return len(words) >= 7 and not re.search(r"[.,;:!?()\n]", normalised.strip().rstrip("."))
@@ -661,11 +677,15 @@ def _wrong_answer_evidence(
         if c
     ]
     evidence = []
-    for sentence in sentences:
+    for index, sentence in enumerate(sentences):
         hits = _pattern_hits(sentence, wrong.patterns)
         if not hits:
             continue
         excluded = next((c for c in exclusions if c.search(sentence.text)), None)
+        # "A colleague suggested scaling V. That does nothing for this problem.": the next
+        # sentence's verdict on "that" refutes the claim reported just before it.
+        following = sentences[index + 1].text if index + 1 < len(sentences) else ""
+        excluded = excluded or _NEXT_SENTENCE_VERDICT.match(following)
         stances = [
             REFUTED if excluded else _wrong_answer_stance(sentence.text, start, end, negated, line)
             for start, end, _, negated, line in hits
@@ -690,6 +710,15 @@ def _nearest(
         found = _wrong_answer_evidence(sentences, wrong)
         evidence.extend(found)
         asserted = sum(1 for e in found if e.stance == ASSERTED)
+        # An answer that refutes the claim (reports it to reject it, or passes a verdict on
+        # it; a merely negated wording may still assert it) in as many sentences as it seems
+        # to assert it is
+        # arguing against it ("The tempting fix is a bigger LR. It doesn't work: a bigger
+        # step just scales up nothing."): a false rebuttal costs more than a missed one.
+        said = {e.sentence for e in found if e.stance == ASSERTED}
+        denied = {e.sentence for e in found if e.stance == REFUTED} - said
+        if len(denied) >= len(said):
+            asserted = 0
         # The claim asserted most often wins; on a tie, the first in the author's order.
         if asserted and (best is None or asserted > best[0]):
             best = (asserted, -order, wrong.slug)

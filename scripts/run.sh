@@ -3,8 +3,15 @@
 # and the web server. Ctrl-C stops everything this script started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export DEBUG="${DEBUG:-true}"
 PY=.venv/bin/python
+# A development .env, so the README's `manage.py` commands work as written in a new shell
+# (settings read it; an existing .env is never touched).
+if [ ! -e .env ]; then
+  printf '# Written by `make run` for development; see .env.example.\nDEBUG=true\nSECRET_KEY=%s\n' \
+    "$($PY -c 'import secrets; print(secrets.token_urlsafe(50))')" > .env
+  echo "Wrote a development .env (DEBUG=true and a random SECRET_KEY)."
+fi
+export DEBUG="${DEBUG:-true}"
 PORT="${PORT:-8000}"
 REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
 export REDIS_URL
