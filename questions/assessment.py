@@ -112,6 +112,7 @@ _FUNCTION_WORDS = _words(
     "gets make makes we you i they there he she our your their"
 )
 _DOUBLED_WORD = re.compile(r"\b([a-z][a-z_'-]+)\s+\1\b")
+_TRIPLED_WORD = re.compile(r"\b([a-z][a-z_'-]+)\s+\1\s+\1\b")
 _KEYWORD_LABEL = re.compile(
     r"^\s*(?:key ?(?:words?|terms?)|keywords|tags|terms)\s*:", re.IGNORECASE
 )
@@ -127,8 +128,10 @@ _ATTRIBUTION = re.compile(
     r"believe|believes|believed|argue|argues|argued|assume|assumes|assumed|call|calls|expect|"
     r"expects|propose|proposes|proposed|told me|wanted to)\b"
     r"|\bwrong (?:fix|fixes|answer|answers|idea|ideas|explanation)\b|\bwarn(?:ed)? against\b"
+    r"|\bsomeone(?: \w+){0,4} '?(?:fixed|tried|wanted|did|decided)\b|\boh sure\b"
     r"|\b(?:common |popular |classic )?(?:myth|misconception|misunderstanding|mistake|fallacy)\b"
-    r"|\btempt(?:ing|ed) to\b|\b(?:the |a )?tempting (?:fix|answer|idea|reading|explanation)\b|\bcontrary to\b|\bnot true that\b|\bisn'?t true that\b"
+    r"|\btempt(?:ing|ed) to\b|\b(?:the |a )?tempting (?:fix|answer|idea|reading|explanation)\b"
+    r"|\bcontrary to\b|\bnot true that\b|\bisn'?t true that\b"
     r"|\bit'?s not that\b|\bit is not that\b|\bwrong to (?:say|think)\b"
 )
 # "instead of X", "rather than X": X is what the speaker rejects.
@@ -143,14 +146,22 @@ _REFUTING_VERDICT = re.compile(
     r"breaks?|hurts?|fails?|wrong|worse|useless|pointless|nothing|doesn'?t|don'?t|won'?t|"
     r"wouldn'?t|isn'?t|aren'?t|can'?t|cannot|not|never|no longer helps?|only rescales?|"
     r"amplif\w*|myth|unstable|instabilit\w*|diverg\w*|explod\w*|nois[ey]\w*|"
-    r"miss(?:es)? the point|beside the point|red herring|irrelevant|common suggestion)\b"
+    r"miss(?:es)? the point|beside the point|red herring|irrelevant|common suggestion|"
+    r"naive|misread\w*|folklore|urban legend)\b"
 )
 
 # A sentence that opens with a verdict on the previous one: "That does nothing.", "Wrong:".
 _NEXT_SENTENCE_VERDICT = re.compile(
-    r"\s*(?:(?:but )?(?:that|this|it|which)(?:'s| is| does| would| will| only)?\s+"
-    r"(?:\w+\s+){0,2}?(?:nothing|not|doesn'?t|won'?t|isn'?t|wouldn'?t|can'?t|cannot|never|"
-    r"wrong|misses|useless|pointless|irrelevant)\b|(?:no|nope|wrong|false)\b[:,.!]?)"
+    r"\s*(?:a: ?)?(?:(?:but |and |except |though |although )?(?:that|this|it|which|they|he|she|"
+    r"people|those people)"
+    r"(?:'s|'re| is| are| was| were| does| do| would| will| only)?\s+"
+    r"(?:\w+\s+){0,2}?(?:nothing|not|doesn'?t|don'?t|won'?t|isn'?t|aren'?t|wouldn'?t|can'?t|"
+    r"cannot|never|wrong|mistaken|incorrect|misses|useless|pointless|irrelevant|a myth|naive)\b"
+    r"|(?:(?:also|of course|absolutely|definitely|certainly|sadly) )?"
+    # ("Not 100% sure" hedges the claim; it does not refute it.)
+    r"(?:no|nope|wrong|false|not really|not quite|not at all|hardly|nah|not)\b"
+    r"(?! (?:\d+ ?%|entirely|totally|completely|quite|so|really|too) ?sure)[:,.!\u2014-]?"
+    r"|only if\b|(?:that's|that is) what i(?:'d| would) have said\b)"
 )
 
 # A refuting verdict is looked for up to the end of the claim's clause; a parenthesis inside
@@ -520,7 +531,7 @@ def is_stuffing(text: str) -> bool:
     if _KEYWORD_LABEL.match(normalised):
         return True
     # "spike spike … divide divide": the same word twice in a row, more than once.
-    if len(_DOUBLED_WORD.findall(normalised)) >= 2:
+    if len(_DOUBLED_WORD.findall(normalised)) >= 2 or _TRIPLED_WORD.search(normalised):
         return True
     # The same few words over and over. Only real words count: a formula repeats d_k and q.
     real = [w for w in words if len(w) >= 3 and w.isalpha()]
@@ -535,7 +546,8 @@ def is_stuffing(text: str) -> bool:
         return True
     if any(w in _FUNCTION_WORDS for w in words):
         return False
-    return len(words) >= 7 and not re.search(r"[.,;:!?()\n]", normalised.strip().rstrip("."))
+    # Brackets of a formula ("sqrt(d_k)") are not the punctuation of a sentence.
+    return len(words) >= 7 and not re.search(r"[.,;:!?\n]", normalised.strip().rstrip("."))
 
 
 # --- Matching -------------------------------------------------------------------------------------
@@ -684,8 +696,19 @@ def _wrong_answer_evidence(
         excluded = next((c for c in exclusions if c.search(sentence.text)), None)
         # "A colleague suggested scaling V. That does nothing for this problem.": the next
         # sentence's verdict on "that" refutes the claim reported just before it.
-        following = sentences[index + 1].text if index + 1 < len(sentences) else ""
-        excluded = excluded or _NEXT_SENTENCE_VERDICT.match(following)
+        # "Someone 'fixed' it with 8x the LR. Did that recover training? Of course not.": the
+        # verdict may come one sentence later, after a question or an aside.
+        following = " ".join(
+            sentences[j].text for j in range(index + 1, min(index + 2, len(sentences)))
+        )
+        later = [sentences[j].text for j in range(index + 1, min(index + 3, len(sentences)))]
+        excluded = (
+            excluded
+            or any(_NEXT_SENTENCE_VERDICT.match(text) for text in later)
+            # The wrong answer's own refuting cues ("softmax already does that") count in the
+            # sentence that answers it, too.
+            or next((c for c in exclusions if c.search(following)), None)
+        )
         stances = [
             REFUTED if excluded else _wrong_answer_stance(sentence.text, start, end, negated, line)
             for start, end, _, negated, line in hits
