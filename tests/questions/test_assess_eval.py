@@ -42,15 +42,16 @@ MIN_PER_WRONG_ANSWER = 15
 
 # Floors just under the figures measured when the assessor was written (dev / heldout, all
 # questions together, and the main question on its own). Raise them when the assessor gets
-# better; never lower them to make a change pass. (The dev floors were set again when 210
-# answers by two other authors, harder than the first author's, joined the dev set.)
+# better; never lower them to make a change pass. (They were set again when answers by four
+# other authors joined: 400 to the dev set, and 85 never tuned on to the held-out part; they
+# are harder than the first author's own.)
 FLOORS = {
-    "dev": {"key_point_micro_f1": 0.985, "wrong_answer_accuracy": 0.99, "false_rebuttals": 0},
-    "heldout": {"key_point_micro_f1": 0.965, "wrong_answer_accuracy": 0.985, "false_rebuttals": 0},
+    "dev": {"key_point_micro_f1": 0.975, "wrong_answer_accuracy": 0.985, "false_rebuttals": 0},
+    "heldout": {"key_point_micro_f1": 0.95, "wrong_answer_accuracy": 0.96, "false_rebuttals": 0},
 }
 MAIN_FLOORS = {
-    "dev": {"key_point_micro_f1": 0.975, "wrong_answer_accuracy": 0.985, "false_rebuttals": 0},
-    "heldout": {"key_point_micro_f1": 0.955, "wrong_answer_accuracy": 0.975, "false_rebuttals": 0},
+    "dev": {"key_point_micro_f1": 0.965, "wrong_answer_accuracy": 0.98, "false_rebuttals": 0},
+    "heldout": {"key_point_micro_f1": 0.94, "wrong_answer_accuracy": 0.94, "false_rebuttals": 0},
 }
 MAIN = "why-divide-before-softmax"
 
