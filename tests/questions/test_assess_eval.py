@@ -225,3 +225,20 @@ def test_figures_stay_above_their_floors(seed_content: None, split: str) -> None
     assert main["wrong_answer_accuracy"] >= main_floor["wrong_answer_accuracy"]
     assert main["false_rebuttals"] <= main_floor["false_rebuttals"]
     assert set(data["questions"]) == set(eval_set_read())
+
+
+# The last batch of answers, by an author who never saw the rules, kept out of all tuning.
+BLIND_PREFIX = "fresh4-"
+BLIND_FLOOR = {"key_point_micro_f1": 0.9, "wrong_answer_accuracy": 0.9, "false_rebuttals": 0}
+
+
+@pytest.mark.django_db
+def test_the_blind_batch_is_selected_by_its_prefix_and_holds_the_issue_targets(
+    seed_content: None,
+) -> None:
+    data = json.loads(run("--json", "--split", "heldout", "--id-prefix", BLIND_PREFIX))
+    blind = data["heldout"]
+    assert blind["cases"] == 85
+    assert blind["key_point_micro_f1"] >= BLIND_FLOOR["key_point_micro_f1"]
+    assert blind["wrong_answer_accuracy"] >= BLIND_FLOOR["wrong_answer_accuracy"]
+    assert blind["false_rebuttals"] <= BLIND_FLOOR["false_rebuttals"]

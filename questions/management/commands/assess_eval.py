@@ -62,6 +62,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--show-misjudged", action="store_true", help="List every misjudged answer."
         )
+        parser.add_argument(
+            "--id-prefix",
+            metavar="PREFIX",
+            default="",
+            help="Only the answers whose id starts with PREFIX: one author's batch, e.g. "
+            "fresh4- (the last batch, written by an author who never saw the rules).",
+        )
         parser.add_argument("--directory", type=Path, default=EVAL_DIR, help=argparse.SUPPRESS)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -72,6 +79,11 @@ class Command(BaseCommand):
             if slug not in cases:
                 raise CommandError(NO_EVAL_FILE.format(slug=slug, directory=directory))
             cases = {slug: cases[slug]}
+        if options["id_prefix"]:
+            cases = {
+                q: [c for c in items if c.id.startswith(options["id_prefix"])]
+                for q, items in cases.items()
+            }
         questions = Question.objects.filter(slug__in=list(cases))
         if not slug:
             # Without --question, what candidates get: the published questions.
