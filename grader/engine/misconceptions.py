@@ -16,6 +16,7 @@ from typing import Any
 
 from grader.engine import reference
 from grader.engine import wrong_implementations as w
+from grader.engine.misconception_figures import misconception_figure
 
 # The question whose wrong answers the diagnoses link to (questions.selectors.MAIN_QUESTION_SLUG).
 QUESTION_SLUG = "why-divide-before-softmax"
@@ -33,7 +34,7 @@ LARGE = "large"
 # compared on those inputs only.
 BATCH = "batch"
 
-# The link target of each code's explanation (an id on the explainer page; stable).
+# The link target of each code's explanation (an id on /misconceptions/; stable).
 ANCHOR = "misconception-{code}"
 # The page that explains every code, one section per anchor (grader:misconception-list).
 EXPLANATIONS_PATH = "/misconceptions/"
@@ -243,12 +244,13 @@ UNKNOWN_TITLE = "Unknown misconception"
 
 
 def misconception_describe(code: str) -> dict[str, Any]:
-    """A code with its title, explanation and rebuttal link, ready for a page or the API."""
+    """A code with its title (also as ``label``), explanation and links, for a page or the API."""
     m = MISCONCEPTIONS.get(code)
     if m is None:
         return {
             "code": code,
             "title": UNKNOWN_TITLE,
+            "label": UNKNOWN_TITLE,
             "explanation": "",
             "rebuttal_url": None,
             "anchor": ANCHOR.format(code=code),
@@ -257,6 +259,7 @@ def misconception_describe(code: str) -> dict[str, Any]:
     return {
         "code": m.code,
         "title": m.title,
+        "label": m.title,  # the API's name for the title (issue 15: items carry a label)
         "explanation": m.explanation,
         "rebuttal_url": m.rebuttal_url,
         "anchor": m.anchor,
@@ -372,9 +375,16 @@ def codes_for(kind: str) -> list[str]:
 
 def misconceptions_catalogue() -> list[dict[str, Any]]:
     """Every code, described, in the catalogue's order, with the exercise kinds it is named in
-    (a rule-based code such as ``batch-unsupported`` has no wrong implementation: all kinds)."""
+    (a rule-based code such as ``batch-unsupported`` has no wrong implementation: all kinds)
+    and its computed figure (engine.misconception_figures)."""
     entries = []
     for code in CODES:
         kinds = [kind for kind in reference.KINDS if code in codes_for(kind)]
-        entries.append({**misconception_describe(code), "kinds": kinds or list(reference.KINDS)})
+        entries.append(
+            {
+                **misconception_describe(code),
+                "kinds": kinds or list(reference.KINDS),
+                "figure": misconception_figure(code),
+            }
+        )
     return entries

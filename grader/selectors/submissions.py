@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, QuerySet
 
+from grader.engine.checks.messages import as_math
 from grader.engine.grading import visible_message
 from grader.engine.misconceptions import misconception_describe
 from grader.models import Exercise, ExerciseCheck, RegradePreview, Submission
+from grader.selectors.misconceptions import misconceptions_described
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -24,9 +26,9 @@ def submissions_of_user(*, user: AbstractBaseUser, exercise: Exercise | None = N
 
 
 def submission_get_for_user(*, user: AbstractBaseUser, submission_id: int) -> Submission | None:
-    """A student sees only their own submissions; staff see all."""
+    """A student sees only their own submissions; staff who may view submissions see all."""
     qs = Submission.objects.select_related("exercise", "user")
-    if not user.is_staff:
+    if not (user.is_staff and user.has_perm("grader.view_submission")):
         qs = qs.filter(user=user)
     return qs.filter(pk=submission_id).first()
 
@@ -34,11 +36,18 @@ def submission_get_for_user(*, user: AbstractBaseUser, submission_id: int) -> Su
 def submission_checks_visible(
     *, submission: Submission, viewer: AbstractBaseUser
 ) -> list[dict[str, Any]]:
-    """Each check's pass/fail, with its message only where its visibility allows."""
+    """Each check's pass/fail, with its message only where its visibility allows.
+
+    The visibility is the exercise's current one, not the one stored with the verdict: hiding
+    a check hides its message (and its expected values) on every earlier submission too.
+    """
     shown = []
     deadline_passed = submission.exercise.deadline_passed
-    for check in submission.checks:
-        if viewer.is_staff:  # instructors see every message, whatever the students see
+    staff_reader = viewer.is_staff and viewer.has_perm("grader.view_submission")
+    current = _current_visibility(submission.exercise)
+    for stored in submission.checks:
+        check = {**stored, "visibility": _visibility_now(stored, current)}
+        if staff_reader:  # instructors see every message, whatever the students see
             message: str | None = str(check.get("message", ""))
         else:
             message = visible_message(check=check, deadline_passed=deadline_passed)
@@ -48,18 +57,43 @@ def submission_checks_visible(
         shown.append(
             {
                 "name": check.get("name", ""),
-                "label": check.get("label") or check.get("name", ""),
+                "label": as_math(check.get("label") or check.get("name", "")),
                 "passed": bool(check.get("passed")),
                 "weight": check.get("weight", 1.0),
-                "message": message,
+                "message": as_math(message),
             }
         )
     return shown
 
 
+_STRICTNESS = {
+    ExerciseCheck.Visibility.SHOWN: 0,
+    ExerciseCheck.Visibility.AFTER_DEADLINE: 1,
+    ExerciseCheck.Visibility.HIDDEN: 2,
+}
+
+
+def _current_visibility(exercise: Exercise) -> dict[str, list[tuple[str, str]]]:
+    """name -> [(label, visibility)] of the exercise's checks as they are now."""
+    current: dict[str, list[tuple[str, str]]] = {}
+    for name, label, visibility in exercise.checks.values_list("name", "label", "visibility"):
+        current.setdefault(name, []).append((label, visibility))
+    return current
+
+
+def _visibility_now(stored: dict[str, Any], current: dict[str, list[tuple[str, str]]]) -> str:
+    same_name = current.get(stored.get("name", ""), [])
+    if not same_name:  # the check was removed since: what was stored with the verdict
+        return str(stored.get("visibility", ExerciseCheck.Visibility.SHOWN))
+    same_label = [v for label, v in same_name if label == stored.get("label")]
+    # One check by that name (or label): its visibility. Several: the strictest of them.
+    candidates = same_label or [v for _, v in same_name]
+    return max(candidates, key=lambda v: _STRICTNESS.get(v, 2))
+
+
 def submission_diagnosis(*, submission: Submission) -> list[dict[str, Any]]:
-    """Misconception codes with their explanation and the rebuttal they link to."""
-    return [misconception_describe(code) for code in submission.diagnosis]
+    """Misconception codes with their explanation, links and the rebuttal's text itself."""
+    return misconceptions_described(codes=list(submission.diagnosis or []))
 
 
 def submission_diff(*, older: Submission, newer: Submission) -> list[tuple[str, str]]:

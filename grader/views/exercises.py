@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 
-from grader.engine.misconceptions import QUESTION_PATH, misconceptions_catalogue
+from grader.engine.misconceptions import QUESTION_PATH
 from grader.selectors.exercises import exercise_get_published, exercise_list_published
+from grader.selectors.misconceptions import misconception_catalogue_with_rebuttals
 from grader.selectors.submissions import submissions_of_user
 from questions.rendering import render_markdown
+from questions.selectors import question_get
 
 
 def _question_url(slug: str) -> str:
@@ -20,6 +22,16 @@ def _question_url(slug: str) -> str:
         return reverse("questions:detail", kwargs={"slug": slug})
     except NoReverseMatch:
         return QUESTION_PATH.format(question=slug)
+
+
+def _question_title(slug: str) -> str:
+    """The linked question's title ("" if it is not published), so the lead names it truly."""
+    if not slug:
+        return ""
+    try:
+        return question_get(slug=slug).title
+    except Http404:
+        return ""
 
 
 def exercise_list(request: HttpRequest) -> HttpResponse:
@@ -36,6 +48,7 @@ def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "exercise": exercise,
         "statement_html": render_markdown(exercise.statement),
         "question_url": _question_url(exercise.question_slug),
+        "question_title": _question_title(exercise.question_slug),
         "editor_code": exercise.starter_code,
         "resumed": False,
     }
@@ -51,5 +64,7 @@ def misconception_list(request: HttpRequest) -> HttpResponse:
     """Every misconception the grader names, one section per stable anchor; open to anyone, so
     a student coming from a verdict reads it without answering the interview question first."""
     return render(
-        request, "grader/misconception_list.html", {"misconceptions": misconceptions_catalogue()}
+        request,
+        "grader/misconception_list.html",
+        {"misconceptions": misconception_catalogue_with_rebuttals()},
     )

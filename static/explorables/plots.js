@@ -99,7 +99,12 @@ function drawMisconception(root, plots) {
   const box = root.querySelector("[data-misconception]");
   if (!picture || !box) return;
   const heading = Object.assign(document.createElement("h4"), { className: "xp-subtitle" });
-  heading.append("The picture of your misconception: ", Object.assign(document.createElement("code"), { textContent: code }));
+  // The page lists the diagnosis' names and explanation links: show the name, not the slug.
+  const named = [...box.querySelectorAll("[data-misconception-title]")].find((el) => el.dataset.misconceptionTitle === code);
+  const name = named && named.getAttribute("href")
+    ? Object.assign(document.createElement("a"), { href: named.getAttribute("href"), textContent: named.textContent })
+    : Object.assign(document.createElement("code"), { textContent: named ? named.textContent : code });
+  heading.append("The picture of your misconception: ", name);
   const caption = Object.assign(document.createElement("p"), { textContent: picture.caption });
   box.replaceChildren(heading, caption);
   if (picture.picture === "row" && plots.saturation?.row) {

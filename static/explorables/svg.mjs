@@ -54,8 +54,18 @@ export function small(x) {
   if (x === 0) return "0";
   if (Math.abs(x) >= 0.01) return x.toFixed(3);
   if (Math.abs(x) >= 0.001) return x.toFixed(4);
-  const [m, e] = x.toExponential(1).split("e");
-  return `${m}×10^${Number(e)}`.replace("^-", "^−");
+  return sci(x, 1);
+}
+
+const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+
+/** x as "5.4×10⁻⁵": a superscript exponent, never a caret; non-finite values as "∞". */
+export function sci(x, digits = 2) {
+  if (Number.isNaN(x)) return "–";
+  if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
+  const [m, e] = x.toExponential(digits).split("e");
+  const exponent = String(Number(e)).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
+  return `${m.replace("-", "−")}×10${exponent}`;
 }
 
 /** "nice" tick values between lo and hi. */

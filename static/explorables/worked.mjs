@@ -2,16 +2,22 @@
 // the server; this recomputes every step when the candidate changes a number of Q.
 
 import { WORKED_K, WORKED_Q, WORKED_V, workedExample } from "./compute.mjs";
+import { sci } from "./svg.mjs";
+
+// Beyond this a number is shown as 1.23×10⁹: toFixed would print up to 21 digits, or, past
+// 1e21, JavaScript's own "1.9424263952412558e+130".
+const LARGE = 1e6;
 
 /** Up to 3 decimals, trailing zeros dropped: 2, 0.5, 1.333. minDecimals keeps "1.0". */
 export function trim(x, minDecimals = 0) {
+  if (!Number.isFinite(x) || Math.abs(x) >= LARGE) return sci(x);
   let t = (Math.round(x * 1000) / 1000).toFixed(3).replace(/0+$/, "").replace(/\.$/, "");
   if (t === "-0") t = "0";
   if (minDecimals > 0 && !t.includes(".")) t += `.${"0".repeat(minDecimals)}`;
   return t.replace("-", "−");
 }
 
-export const fixed3 = (x) => x.toFixed(3).replace("-", "−");
+export const fixed3 = (x) => (!Number.isFinite(x) || Math.abs(x) >= LARGE ? sci(x) : x.toFixed(3).replace("-", "−"));
 
 const FORMATS = {
   scores: (x) => trim(x),

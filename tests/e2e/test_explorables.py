@@ -121,7 +121,7 @@ def test_saturation_slider_shows_vanishing_gradient(page) -> None:
     assert "cat" in fig.locator('[data-out="top"]').inner_text()
     _shot(fig, "explorable-2-saturation-x4")
     _set_range(fig.locator('input[type="range"]'), "10")
-    expect(grad).to_have_text("5.4×10^−5")
+    expect(grad).to_have_text("5.4×10⁻⁵")
     assert fig.locator('input[type="range"]').get_attribute("aria-valuetext") == "scores ×10"
 
 
@@ -237,7 +237,7 @@ def test_explainer_page_hosts_the_explorables(page, seed_content: None) -> None:
         assert page.locator(f'figure[data-xp="{name}"]').count() == 1, name
     fig = page.locator('figure[data-xp="saturation"]')
     _set_range(fig.locator('input[type="range"]'), "10")
-    expect(fig.locator('[data-out="maxGrad"]')).to_have_text("5.4×10^−5")
+    expect(fig.locator('[data-out="maxGrad"]')).to_have_text("5.4×10⁻⁵")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "explainer-page.png"), full_page=True)
     for name in ("variance", "judges"):

@@ -62,6 +62,7 @@ def test_rebuttal_links():
     assert set(described) == {
         "code",
         "title",
+        "label",
         "explanation",
         "rebuttal_url",
         "anchor",

@@ -80,3 +80,79 @@ def test_no_math_is_broken_by_an_odd_dollar() -> None:
     for text in (Q002["full_answer"], Q003["full_answer"], Q004["full_answer"], EXPLAINER["body"]):
         inline = re.sub(r"\$\$.+?\$\$", "", text, flags=re.DOTALL)
         assert inline.count("$") % 2 == 0
+
+
+# --- issue 15: the content is consistent with itself and with the site ----------------------
+
+PROSE = {
+    q["slug"]: "\n".join(
+        [q["title"], q["prompt"], q["short_answer"], q["full_answer"]]
+        + [w["statement"] + "\n" + w["rebuttal"] for w in q.get("wrong_answers", [])]
+        + [f["prompt"] + "\n" + f["expected_answer"] for f in q.get("follow_ups", [])]
+    )
+    for q in (Q002, Q003, Q004)
+} | {EXPLAINER["slug"]: EXPLAINER["lead"] + "\n" + EXPLAINER["body"]}
+
+
+@pytest.mark.parametrize(
+    ("arxiv", "authors"),
+    [
+        ("1706.03762", "Vaswani et al., 2017"),
+        ("2203.03466", "Yang et al., 2022"),
+        ("2302.05442", "Dehghani et al., 2023"),
+    ],
+)
+def test_each_paper_is_linked_to_its_arxiv_page(arxiv: str, authors: str) -> None:
+    assert f"[{authors}](https://arxiv.org/abs/{arxiv})" in EXPLAINER["body"]
+
+
+@pytest.mark.parametrize("slug", sorted(PROSE))
+@pytest.mark.parametrize(
+    "phantom", ["the lesson", "lesson's", "chapter", "the softmax page", "capstone", "napkin"]
+)
+def test_no_answer_cites_a_page_the_site_does_not_have(slug: str, phantom: str) -> None:
+    assert phantom not in PROSE[slug].lower()
+
+
+def test_the_mixing_question_says_head_size_not_list_length() -> None:
+    # "list length" reads as sequence length: the very wrong-dimension mistake the grader names.
+    assert "head size" in Q004["title"] and "list" not in Q004["title"]
+    assert "lists get longer" not in PROSE[Q004["slug"]]
+    assert "vectors get longer (a larger head size)" in Q004["prompt"]
+
+
+def test_answers_link_the_sites_own_sections() -> None:
+    for slug in (Q003["slug"], Q004["slug"]):
+        assert "](/explainer/#" in PROSE[slug], slug
+    assert "](/explainer/#demonstration)" in Q003["full_answer"]
+
+
+def test_the_worked_example_quoted_by_the_mixing_answer() -> None:
+    # Q004 points at the worked example, whose d_k is 4: it divides by √4 = 2.
+    assert "(/questions/scaled-dot-product-attention-by-hand/) $d_k = 4$" in Q004["full_answer"]
+    assert "divide by $\\sqrt{4} = 2$" in Q002["full_answer"]
+
+
+def test_no_caret_exponents_or_raw_floats_in_the_prose() -> None:
+    for slug, text in PROSE.items():
+        outside_math = re.sub(r"\$\$.+?\$\$|\$[^$\n]+\$", "", text, flags=re.DOTALL)
+        assert not re.search(r"\d\s*(\u00d7|x)\s*10\^", outside_math), slug
+        assert "Infinity" not in outside_math and not re.search(r"\d\.\d{9,}", outside_math), slug
+
+
+@pytest.mark.parametrize(
+    ("quoted", "value", "expected"),
+    [
+        ("scores around ±8", math.sqrt(64), 8),
+        ("256 numbers scores around ±16", math.sqrt(256), 16),
+        ("every score would be 8 times larger", math.sqrt(64), 8),
+        ("$e^1 \\approx 2.7$", round(math.e, 1), 2.7),
+        ("behaves like temperature 0.1", 1 / 10, 0.1),
+        ("divides by about 11.3", round(math.sqrt(128), 1), 11.3),
+        ("which is\n0.125 for $d = 64$", 1 / math.sqrt(64), 0.125),
+        ("largest possible entry is $\\tfrac14$", 0.5 * (1 - 0.5), 0.25),
+    ],
+)
+def test_each_explainer_figure_is_computed(quoted: str, value: float, expected: float) -> None:
+    assert value == pytest.approx(expected)
+    assert quoted in EXPLAINER["body"]

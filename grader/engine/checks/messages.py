@@ -5,6 +5,8 @@ hidden input or an expected value, except the public worked example and the summ
 the saturation check (mean top weight and entropy), which are the point of that check.
 """
 
+import re
+
 PASSED = "Passed."
 
 # Running the function. {error} is the exception line first, then where it was raised in your
@@ -72,3 +74,20 @@ MUTATION_NOT_RUN = (
 
 # The check could not be set up (our fault, e.g. bad parameters saved in the admin).
 NO_PROBES = "This check has no inputs with its current parameters."
+
+
+# Shown as text, always escaped: math is written with Unicode subscripts, never HTML. Only the
+# sizes with a Unicode subscript letter; d_head and d_model stay as they are.
+_MATH_NAMES = ((re.compile(r"\bd_k\b"), "dₖ"), (re.compile(r"\bd_v\b"), "dᵥ"))
+
+
+def as_math(text: str) -> str:
+    """'At √d_k = 8' → 'At √dₖ = 8': a message's sizes as math, for display (stored as written).
+
+    Only the first line: what follows it (CALL_ERROR's exception and traceback) quotes the
+    student's code, where `d_k` is a Python name and must stay as typed.
+    """
+    head, newline, rest = text.partition("\n")
+    for pattern, name in _MATH_NAMES:
+        head = pattern.sub(name, head)
+    return head + newline + rest
