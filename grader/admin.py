@@ -6,33 +6,24 @@ import json
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from grader.engine import limits as grading_limits
 from grader.engine.checks import CHECKS, ParamsError, check_get
-from grader.engine.executors.base import Executor
 from grader.models import Exercise, ExerciseCheck, Submission
-from grader.services.exercises import exercise_validate
+from grader.selectors.exercises import exercise_validation_latest
+from grader.services.exercises import exercise_validation_request
 
 MSG_CHECK_WRONG_KIND = "The check “{name}” cannot judge a {kind} exercise."
 MSG_VALIDATE_ONE = "Select exactly one exercise to validate."
-MSG_SANDBOX_DOWN = "The sandbox could not start, so nothing was run: {error}"
-
-
-def validation_executor() -> Executor:
-    """The sandbox, as the workers use it (tests replace this function)."""
-    from grader.engine.sandbox import SandboxExecutor
-
-    executor = SandboxExecutor(allow_no_landlock=settings.SANDBOX_ALLOW_NO_LANDLOCK)
-    executor.self_check()
-    return executor
+MSG_VALIDATION_FAILED = "The validation failed on the worker, so there is no report: {error}"
+MSG_VALIDATION_QUEUED = "Validation of “{title}” is queued; a worker runs it in the sandbox."
 
 
 def _check_choices() -> list[tuple[str, str]]:
@@ -178,42 +169,37 @@ class ExerciseAdmin(admin.ModelAdmin):
         if queryset.count() != 1:
             self.message_user(request, MSG_VALIDATE_ONE, messages.WARNING)
             return None
-        url = reverse("admin:grader_exercise_validate", kwargs={"pk": queryset.get().pk})
+        exercise = queryset.get()
+        if not self.has_change_permission(request, exercise):
+            raise PermissionDenied
+        exercise_validation_request(exercise=exercise, user=request.user)
+        url = reverse("admin:grader_exercise_validate", kwargs={"pk": exercise.pk})
         return HttpResponseRedirect(url)
 
     def validate_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """GET shows the latest validation (refreshing until a worker has finished it); POST
+        queues a new one for a worker, so no web host needs the sandbox (or root)."""
         exercise = get_object_or_404(Exercise, pk=pk)
         if not self.has_change_permission(request, exercise):
             raise PermissionDenied
+        if request.method == "POST":
+            exercise_validation_request(exercise=exercise, user=request.user)
+            self.message_user(request, MSG_VALIDATION_QUEUED.format(title=exercise.title))
+            return HttpResponseRedirect(request.path)
+        if request.method != "GET":
+            return HttpResponseNotAllowed(["GET", "POST"])
+        validation = exercise_validation_latest(exercise=exercise)
         context = {
             **self.admin_site.each_context(request),
             "title": f"Validate “{exercise.title}”",
             "exercise": exercise,
             "opts": self.model._meta,
-            "report": None,
-            "error": "",
+            "validation": validation,
+            "report": validation.report if validation and validation.report else None,
+            "error": MSG_VALIDATION_FAILED.format(error=validation.error)
+            if validation and validation.status == validation.Status.FAILED
+            else "",
         }
-        try:
-            executor = validation_executor()
-        except Exception as exc:
-            context["error"] = MSG_SANDBOX_DOWN.format(error=exc)
-        else:
-            try:
-                report = exercise_validate(exercise=exercise, executor=executor)
-            finally:
-                executor.close()
-            context["report"] = report
-            context["table"] = [
-                {
-                    "row": row,
-                    "cells": [row.catches(name) for name in report.check_names],
-                }
-                for row in report.rows
-            ]
-            context["reference_cells"] = [
-                next((c.passed for c in report.reference.checks if c.name == name), False)
-                for name in report.check_names
-            ]
         return TemplateResponse(request, "admin/grader/exercise/validate.html", context)
 
 

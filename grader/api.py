@@ -1,33 +1,107 @@
-"""REST API of submissions: create (queued at once), read one's own, list one's own."""
+"""REST API of exercises (their public contract) and submissions: create (queued at once),
+read one's own, list one's own (paginated)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import RegexValidator
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import (
+    exceptions,
+    mixins,
+    pagination,
+    permissions,
+    serializers,
+    status,
+    viewsets,
+)
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
 from grader.selectors.submissions import (
     submission_checks_visible,
     submission_diagnosis,
+    submission_queue_position,
     submissions_of_user,
 )
-from grader.services.submissions import SubmissionRejected, submission_create
+from grader.services.submissions import (
+    MSG_CODE_EMPTY,
+    MSG_SUBMIT_THROTTLED,
+    SubmissionRejected,
+    submission_create,
+)
+from quizsite.schema import TEXT_PATTERN
 
-MSG_THROTTLED = "Too many submissions in a short time. Wait {wait} seconds and submit again."
+# The submission limit is the service's (one limit whatever the path); kept here for callers.
+MSG_THROTTLED = MSG_SUBMIT_THROTTLED
+
+
+class ExerciseSerializer(serializers.ModelSerializer):
+    """What a student may know of an exercise: never the reference solution or the checks."""
+
+    url = serializers.SerializerMethodField(help_text="This exercise in the API.")
+    page_url = serializers.SerializerMethodField(help_text="The exercise page in a browser.")
+
+    class Meta:
+        model = Exercise
+        fields = (
+            "slug",
+            "url",
+            "page_url",
+            "title",
+            "kind",
+            "entry_point",
+            "statement",
+            "starter_code",
+            "deadline",
+        )
+        read_only_fields = fields
+
+    def get_url(self, obj: Exercise) -> str:
+        return reverse("exercise-api-detail", kwargs={"slug": obj.slug})
+
+    def get_page_url(self, obj: Exercise) -> str:
+        return obj.get_absolute_url()
+
+
+class ExerciseViewSet(viewsets.ReadOnlyModelViewSet):
+    """Published exercises: the statement and starter code to write a submission against."""
+
+    serializer_class = ExerciseSerializer
+    permission_classes = (permissions.AllowAny,)
+    lookup_field = "slug"
+    queryset = Exercise.objects.filter(is_published=True).order_by("order", "slug")
+
+
+class SubmissionPagination(pagination.PageNumberPagination):
+    page_size = 50
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
+        # DRF reads a blank or malformed ?page= as page 1; the schema says a positive integer.
+        raw = request.query_params.get(self.page_query_param)
+        if raw is not None and not (raw.isascii() and raw.isdigit() and 0 < len(raw) < 19):
+            raise exceptions.NotFound(self.invalid_page_message.format(page_number=raw, message=""))
+        return super().paginate_queryset(queryset, request, view)
+
+
+@extend_schema_field({"type": "string", "maxLength": CODE_MAX_BYTES, "pattern": TEXT_PATTERN})
+class CodeField(serializers.CharField):
+    """Python source; its schema says what the service accepts (not blank, no NUL)."""
 
 
 class SubmissionCreateSerializer(serializers.Serializer):
     exercise = serializers.SlugField(help_text="Exercise slug, e.g. scaled-dot-product-attention.")
-    code = serializers.CharField(
-        max_length=CODE_MAX_BYTES, trim_whitespace=False, help_text="Python source."
+    code = CodeField(
+        max_length=CODE_MAX_BYTES,
+        trim_whitespace=False,
+        # Not only whitespace (the service's MSG_CODE_EMPTY); also the schema's pattern.
+        validators=[RegexValidator(r"\S", message=MSG_CODE_EMPTY)],
+        help_text=f"Python source, at most {CODE_MAX_BYTES} bytes in UTF-8 (413 beyond).",
     )
 
 
@@ -42,10 +116,16 @@ class CheckSerializer(serializers.Serializer):
 class DiagnosisSerializer(serializers.Serializer):
     code = serializers.CharField()
     title = serializers.CharField()
+    label = serializers.CharField(help_text="The misconception's name (the same as title).")
     explanation = serializers.CharField()
     rebuttal_url = serializers.CharField(allow_null=True)
+    rebuttal = serializers.CharField(
+        allow_null=True, help_text="The wrong answer's rebuttal itself, Markdown with $math$."
+    )
     anchor = serializers.CharField()
-    explanation_url = serializers.CharField(allow_null=True)
+    explanation_url = serializers.CharField(
+        allow_null=True, help_text="The explanation's section on /misconceptions/."
+    )
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
@@ -54,6 +134,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
     page_url = serializers.SerializerMethodField(help_text="The live result page in a browser.")
     checks = serializers.SerializerMethodField()
     diagnosis = serializers.SerializerMethodField()
+    queue_position = serializers.SerializerMethodField(
+        help_text="While queued: 1 if it is graded next, 2 after that...; null once it runs."
+    )
 
     class Meta:
         model = Submission
@@ -63,6 +146,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "page_url",
             "exercise",
             "status",
+            "queue_position",
             "score",
             "message",
             "checks",
@@ -82,17 +166,17 @@ class SubmissionSerializer(serializers.ModelSerializer):
     def get_page_url(self, obj: Submission) -> str:
         return reverse("submissions:detail", kwargs={"pk": obj.pk})
 
+    def get_queue_position(self, obj: Submission) -> int | None:
+        return submission_queue_position(submission=obj)
+
     @extend_schema(responses=CheckSerializer(many=True))
     def get_checks(self, obj: Submission) -> list[dict[str, Any]]:
         return submission_checks_visible(submission=obj, viewer=self.context["request"].user)
 
     @extend_schema(responses=DiagnosisSerializer(many=True))
     def get_diagnosis(self, obj: Submission) -> list[dict[str, Any]]:
-        return submission_diagnosis(submission=obj)
-
-
-class SubmissionThrottle(ScopedRateThrottle):
-    scope_attr = "throttle_scope"
+        # Through the serializer, so the API carries its documented fields only (not the HTML).
+        return DiagnosisSerializer(submission_diagnosis(submission=obj), many=True).data
 
 
 class SubmissionViewSet(
@@ -107,20 +191,15 @@ class SubmissionViewSet(
     # For the schema only (the id's type); requests go through get_queryset.
     queryset = Submission.objects.none()
     permission_classes = (permissions.IsAuthenticated,)
-    throttle_scope = "submissions"
-
-    def get_throttles(self) -> list[Any]:
-        # Creating has a tight scope of its own; polling a verdict only counts against the
-        # general per-user rate, which a page polling every 0.7 s stays well under.
-        return [SubmissionThrottle()] if self.action == "create" else super().get_throttles()
-
-    def throttled(self, request: Request, wait: float | None) -> None:
-        raise exceptions.Throttled(wait, detail=MSG_THROTTLED.format(wait=int(wait or 1)))
+    pagination_class = SubmissionPagination
+    # Creating counts against the submission limit in submission_create (shared with the
+    # page's form); polling a verdict only against the general per-user rate.
 
     def get_queryset(self) -> Any:
         # Others' submissions don't exist for a student: 404, not 403.
         return submissions_of_user(user=self.request.user)
 
+    # 400, 404 (no such published exercise), 413 and 429: quizsite.schema documents them.
     @extend_schema(request=SubmissionCreateSerializer, responses={201: SubmissionSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         payload = SubmissionCreateSerializer(data=request.data)
@@ -133,6 +212,9 @@ class SubmissionViewSet(
                 user=request.user, exercise=exercise, code=payload.validated_data["code"]
             )
         except SubmissionRejected as rejected:
-            return Response({"detail": rejected.message}, status=rejected.status_code)
+            headers = {"Retry-After": str(rejected.retry_after)} if rejected.retry_after else {}
+            return Response(
+                {"detail": rejected.message}, status=rejected.status_code, headers=headers
+            )
         body = SubmissionSerializer(submission, context=self.get_serializer_context()).data
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})

@@ -121,6 +121,8 @@ class Submission(models.Model):
             models.Index(fields=["status", "lease_expires_at"]),
             models.Index(fields=["user", "exercise", "-received_at"]),
         ]
+        # Regrading rewrites students' scores: a right of its own, apart from reading them.
+        permissions = [("regrade_submission", "Can regrade the submissions of an exercise")]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.exercise.slug} by {self.user} ({self.status})"
@@ -156,6 +158,37 @@ class RegradePreview(models.Model):
 
     def __str__(self) -> str:
         return f"Regrade preview of {self.exercise.slug} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class ExerciseValidation(models.Model):
+    """The admin's Validate of an exercise, computed by a worker (the web runs no sandbox)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="validations")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    # The report as the page shows it (see grader.services.exercises.validation_report_view).
+    report = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return f"Validation of {self.exercise.slug} ({self.status})"
 
     @property
     def is_final(self) -> bool:

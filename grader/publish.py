@@ -18,7 +18,8 @@ log = logging.getLogger(__name__)
 # that each one is registered, so a rename cannot silently orphan the messages.
 GRADE_SUBMISSION = "grader.grade_submission"
 REGRADE_PREVIEW = "grader.regrade_preview"
-TASK_NAMES = (GRADE_SUBMISSION, REGRADE_PREVIEW)
+VALIDATE_EXERCISE = "grader.validate_exercise"
+TASK_NAMES = (GRADE_SUBMISSION, REGRADE_PREVIEW, VALIDATE_EXERCISE)
 # Published by beat only (settings.CELERY_BEAT_SCHEDULE), on a queue of its own.
 SWEEP_SUBMISSIONS = "grader.sweep_submissions"
 SWEEPER_QUEUE = "sweeper"

@@ -8,7 +8,13 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import DatabaseError, InterfaceError
 
-from grader.publish import GRADE_SUBMISSION, REGRADE_PREVIEW, SWEEP_SUBMISSIONS
+from grader.publish import (
+    GRADE_SUBMISSION,
+    REGRADE_PREVIEW,
+    SWEEP_SUBMISSIONS,
+    VALIDATE_EXERCISE,
+)
+from grader.services.exercises import exercise_validation_run
 from grader.services.submissions import regrade_preview_run, submission_grade, submissions_sweep
 from grader.worker import executor_close, executor_get, worker_identity
 
@@ -53,3 +59,11 @@ def regrade_preview(preview_id: int) -> None:
     if executor is None:  # this worker's sandbox refused to start: leave it to another
         raise RuntimeError("no sandbox in this worker")
     regrade_preview_run(preview_id=preview_id, executor=executor)
+
+
+@shared_task(name=VALIDATE_EXERCISE)
+def validate_exercise(validation_id: int) -> None:
+    executor = executor_get()
+    if executor is None:  # this worker's sandbox refused to start: leave it to another
+        raise RuntimeError("no sandbox in this worker")
+    exercise_validation_run(validation_id=validation_id, executor=executor)

@@ -10,16 +10,18 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from questions import selectors, services
-from questions.models import Attempt, FollowUp, Level, Question
+from questions.models import Attempt, Level, Question
 from questions.rendering import render_markdown
 from questions.selectors import Owner, QuestionPage
+from quizsite.parsers import BoundedJSONParser
+from quizsite.schema import TEXT_PATTERN
 
 QUESTION_NOT_FOUND = "No published question with this slug."
 FOLLOW_UP_NOT_FOUND = "This question has no follow-up with this id."
@@ -73,12 +75,31 @@ class QuestionDetailSerializer(QuestionSerializer):
     )
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": services.ANSWER_MAX_CHARS,
+        "pattern": TEXT_PATTERN,
+    }
+)
+class AnswerTextField(serializers.CharField):
+    """The answer text; its schema says what answer_text_clean accepts."""
+
+
 class AttemptCreateSerializer(serializers.Serializer):
+    """The shape of an answer. Which question and follow-up it names is the view's lookup:
+    an unknown one is a 404, an answer to a follow-up before its question a 409."""
+
     question = serializers.SlugField(help_text="Slug of a published question.")
     follow_up = serializers.IntegerField(
-        required=False, allow_null=True, help_text="Id of one of its follow-ups."
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=2**63 - 1,
+        help_text="Id of one of its follow-ups.",
     )
-    text = serializers.CharField(
+    text = AnswerTextField(
         trim_whitespace=True,
         help_text=f"At most {services.ANSWER_MAX_CHARS} characters (a CRLF line break counts "
         "as one); a longer answer is refused, never cut.",
@@ -92,25 +113,12 @@ class AttemptCreateSerializer(serializers.Serializer):
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.messages[0]) from exc
 
-    def validate_question(self, value: str) -> Question:
-        try:
-            return selectors.question_get(slug=value)
-        except Http404 as exc:
-            raise serializers.ValidationError(QUESTION_NOT_FOUND) from exc
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        follow_up_id = attrs.get("follow_up")
-        if follow_up_id is not None:
-            try:
-                attrs["follow_up"] = attrs["question"].follow_ups.get(pk=follow_up_id)
-            except FollowUp.DoesNotExist as exc:
-                raise serializers.ValidationError({"follow_up": [FOLLOW_UP_NOT_FOUND]}) from exc
-        return attrs
-
 
 class AttemptSerializer(serializers.ModelSerializer):
     question = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    follow_up = serializers.PrimaryKeyRelatedField(read_only=True)
+    follow_up = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="Null for an answer to the question itself."
+    )
 
     class Meta:
         model = Attempt
@@ -174,19 +182,23 @@ def _question_data(question: Question, answered: set[int]) -> dict[str, Any]:
     }
 
 
+class QuestionFilterSerializer(serializers.Serializer):
+    """The list's query string: a bad value is a 400 (a NUL byte, an unknown level)."""
+
+    role = serializers.SlugField(required=False, help_text="Role slug, e.g. inference-engineering")
+    level = serializers.ChoiceField(choices=Level.choices, required=False)
+
+
 class QuestionListApi(APIView):
     permission_classes = (permissions.AllowAny,)
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("role", str, description="Role slug, e.g. inference-engineering"),
-            OpenApiParameter("level", str, enum=[c for c, _ in Level.choices]),
-        ],
-        responses=QuestionSerializer(many=True),
-    )
+    @extend_schema(parameters=[QuestionFilterSerializer], responses=QuestionSerializer(many=True))
     def get(self, request: Request) -> Response:
+        # A plain dict: a QueryDict would make a blank ?role= count as absent.
+        query = QuestionFilterSerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
         questions = selectors.question_list(
-            role=request.query_params.get("role", ""), level=request.query_params.get("level", "")
+            role=query.validated_data.get("role", ""), level=query.validated_data.get("level", "")
         )
         answered = selectors.answered_question_ids(_owner(request))
         data = [_question_data(q, answered) for q in questions]
@@ -210,6 +222,8 @@ class AttemptListCreateApi(APIView):
     """Post an answer (it is assessed and stored), or list your own attempts."""
 
     permission_classes = (permissions.IsAuthenticated,)
+    # JSON only: `follow_up` may be null, which a form encoding cannot say.
+    parser_classes = (BoundedJSONParser,)
 
     @extend_schema(responses=AttemptSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -220,26 +234,43 @@ class AttemptListCreateApi(APIView):
         request=AttemptCreateSerializer,
         responses={
             201: AttemptCreatedSerializer,
-            400: inline_serializer(
-                "AttemptErrors",
-                {"field": serializers.ListField(child=serializers.CharField())},
+            409: OpenApiResponse(
+                description="A follow-up answered before its question (body: field errors)."
             ),
         },
     )
     def post(self, request: Request) -> Response:
         incoming = AttemptCreateSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        question: Question = incoming.validated_data["question"]
+        try:
+            question = selectors.question_get(slug=incoming.validated_data["question"])
+        except Http404:
+            return Response({"question": [QUESTION_NOT_FOUND]}, status=status.HTTP_404_NOT_FOUND)
+        follow_up = None
+        follow_up_id = incoming.validated_data.get("follow_up")
+        if follow_up_id is not None:
+            follow_up = question.follow_ups.filter(pk=follow_up_id).first()
+            if follow_up is None:
+                return Response(
+                    {"follow_up": [FOLLOW_UP_NOT_FOUND]}, status=status.HTTP_404_NOT_FOUND
+                )
         try:
             attempt = services.attempt_create(
                 question=question,
-                follow_up=incoming.validated_data.get("follow_up"),
+                follow_up=follow_up,
                 text=incoming.validated_data["text"],
                 user=request.user,
             )
+        except services.AnswerThrottled as exc:
+            return Response(
+                {"detail": exc.message},
+                status=status.HTTP_429_TOO_MANY_REQUESTS,
+                headers={"Retry-After": str(exc.wait)},
+            )
         except DjangoValidationError as exc:
-            field = "follow_up" if exc.code == "follow_up_first" else "text"
-            return Response({field: exc.messages}, status=status.HTTP_400_BAD_REQUEST)
+            if exc.code == "follow_up_first":  # the request is fine; the order is not (yet)
+                return Response({"follow_up": exc.messages}, status=status.HTTP_409_CONFLICT)
+            return Response({"text": exc.messages}, status=status.HTTP_400_BAD_REQUEST)
         page = selectors.question_page(question=question, owner=_owner(request))
         data = AttemptSerializer(attempt).data
         data["reveal"] = _reveal(page)

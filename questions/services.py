@@ -6,6 +6,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.core.exceptions import ValidationError
@@ -15,6 +16,7 @@ from django.http import HttpRequest
 from questions import assessment, assessment_eval, selectors
 from questions.models import Attempt, CheckKind, ExampleAnswer, FollowUp, Question, Status
 from questions.selectors import DRAFTS_SESSION_KEY, Owner, attempts_for
+from quizsite.ratelimit import rate_limit_hit
 
 # Long enough for a thorough interview answer, short enough that a paste of a whole paper
 # (or an abuse of the regex matcher) is refused before any work is done.
@@ -29,6 +31,17 @@ ANSWER_TOO_LONG = (
 FOLLOW_UP_BEFORE_QUESTION = "Answer the main question first; its follow-ups come after the reveal."
 FOLLOW_UP_WRONG_QUESTION = "That follow-up belongs to another question."
 NO_OWNER = "Attempts need a user or an anonymous session."
+ANSWER_THROTTLED = "Too many answers in a short time. Wait {wait} seconds and answer again."
+
+
+class AnswerThrottled(Exception):
+    """Over the answer limit (each answer runs the assessor); nothing was assessed or saved."""
+
+    def __init__(self, wait: float) -> None:
+        self.wait = int(wait)
+        self.message = ANSWER_THROTTLED.format(wait=self.wait)
+        super().__init__(self.message)
+
 
 # Session key under which an anonymous candidate's token lives. Django rotates the session
 # key at login, but keeps the session data, so this token survives and lets the attempts be
@@ -89,11 +102,23 @@ def attempt_create(
     user: AbstractBaseUser | None = None,
     session_key: str = "",
     follow_up: FollowUp | None = None,
+    client: str = "",
 ) -> Attempt:
-    """Assess and store an answer to a question or to one of its follow-ups."""
+    """Assess and store an answer to a question or to one of its follow-ups.
+
+    Limited per user, or per client address for anonymous candidates (a new session is one
+    dropped cookie away), whatever the path: the page's forms and the API both come here.
+    """
     if user is None and not session_key:
         raise ValidationError(NO_OWNER, code="no_owner")
     cleaned = answer_text_clean(text)
+    if user is not None:
+        scope, ident = "answers", str(user.pk)
+    else:
+        scope, ident = "answers_anon", client or session_key
+    wait = rate_limit_hit(scope=scope, ident=ident, rate=settings.THROTTLE_RATES.get(scope))
+    if wait is not None:
+        raise AnswerThrottled(wait)
     if follow_up is not None:
         if follow_up.question_id != question.pk:
             raise ValidationError(FOLLOW_UP_WRONG_QUESTION, code="wrong_question")

@@ -14,6 +14,7 @@ from questions import selectors, services
 from questions.forms import AnswerForm, FollowUpAnswerForm, QuestionFilterForm
 from questions.models import Question
 from questions.rendering import render_markdown, render_segments
+from quizsite.ratelimit import client_ip
 
 ANSWER_SAVED = "Your answer is saved and assessed. The model answer is below."
 FOLLOW_UP_SAVED = "Follow-up checked. The expected answer is below."
@@ -92,12 +93,17 @@ def question_answer(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _detail_response(request, question, answer_form=form, status=400)
     owner = services.owner_for_request(request=request, create=True)
-    services.attempt_create(
-        question=question,
-        text=form.cleaned_data["text"],
-        user=owner.user,
-        session_key=owner.session_key,
-    )
+    try:
+        services.attempt_create(
+            question=question,
+            text=form.cleaned_data["text"],
+            user=owner.user,
+            session_key=owner.session_key,
+            client=client_ip(request),
+        )
+    except services.AnswerThrottled as exc:
+        form.add_error("text", exc.message)
+        return _detail_response(request, question, answer_form=form, status=429)
     messages.success(request, ANSWER_SAVED)
     return redirect(f"{question.get_absolute_url()}#assessment")
 
@@ -117,7 +123,11 @@ def follow_up_answer(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             text=form.cleaned_data["text"],
             user=owner.user,
             session_key=owner.session_key,
+            client=client_ip(request),
         )
+    except services.AnswerThrottled as exc:
+        form.add_error("text", exc.message)
+        return _detail_response(request, question, bound_follow_up=form, status=429)
     except ValidationError as exc:
         messages.error(request, exc.messages[0])
         return redirect(question.get_absolute_url())

@@ -4,9 +4,10 @@ from django.contrib.auth.models import Group, Permission
 
 INSTRUCTORS_GROUP = "Instructors"
 # Apps whose models instructors author. Student-owned rows (attempts, submissions) are
-# read-only to them: they may view them but not forge or delete them.
+# read-only to them: they may view them but not forge or delete them; they may regrade.
 CONTENT_APPS = ("questions", "grader")
 READ_ONLY_MODELS = ("attempt", "submission")
+READ_ONLY_EXTRA = ("regrade_submission",)
 
 
 def instructors_group_sync() -> Group:
@@ -15,7 +16,9 @@ def instructors_group_sync() -> Group:
     allowed = [
         p
         for p in perms
-        if p.content_type.model not in READ_ONLY_MODELS or p.codename.startswith("view_")
+        if p.content_type.model not in READ_ONLY_MODELS
+        or p.codename.startswith("view_")
+        or p.codename in READ_ONLY_EXTRA
     ]
     group.permissions.set(allowed)
     return group

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -36,6 +37,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "quizsite.apps.QuizsiteConfig",
     "questions",
     "grader",
@@ -50,7 +52,13 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "quizsite.middleware.PermissionsPolicyMiddleware",
+    # Last: it sees the login form's failures after authentication has run.
+    "axes.middleware.AxesMiddleware",
 ]
+# First of all: refuse an oversized body before any middleware reads it.
+MIDDLEWARE.insert(0, "quizsite.middleware.BodySizeLimitMiddleware")
 
 ROOT_URLCONF = "quizsite.urls"
 WSGI_APPLICATION = "quizsite.wsgi.application"
@@ -92,6 +100,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# Axes first: every login path (the login form, the admin, POST /api/token/) goes through
+# authenticate(), where it counts failures and refuses a locked-out caller.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -139,23 +153,49 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
+# Proxies in front of the site that append to X-Forwarded-For. 0: the header is ignored and the
+# client is REMOTE_ADDR (a client can write any X-Forwarded-For it likes).
+NUM_PROXIES: int = env.int("NUM_PROXIES", default=0)
+
+# Request bodies: refused with 413 from their Content-Length before anything reads them (the
+# largest legitimate body is an admin form with a question's Markdown, well under this).
+REQUEST_BODY_MAX_BYTES: int = env.int("REQUEST_BODY_MAX_BYTES", default=1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
+# Deeper JSON is refused with 400 (ours is at most a few levels deep).
+JSON_MAX_DEPTH: int = env.int("JSON_MAX_DEPTH", default=20)
+
+# One rate per action, counted in the shared cache (quizsite.ratelimit) by pages and API alike.
+THROTTLE_RATES: dict[str, str] = {
+    "anon": env.str("THROTTLE_ANON", default="60/min"),
+    "user": env.str("THROTTLE_USER", default="240/min"),
+    "submissions": env.str("THROTTLE_SUBMISSIONS", default="20/min"),
+    "token": env.str("THROTTLE_TOKEN", default="10/min"),
+    "signup": env.str("THROTTLE_SIGNUP", default="5/hour"),
+    "answers": env.str("THROTTLE_ANSWERS", default="60/min"),
+    "answers_anon": env.str("THROTTLE_ANSWERS_ANON", default="30/min"),
+}
+
 REST_FRAMEWORK = {
+    # Token first: its WWW-Authenticate header makes missing credentials a 401, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Every API call counts against its caller; creating submissions has a tighter scope too.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "quizsite.throttles.AnonRateThrottle",
+        "quizsite.throttles.UserRateThrottle",
     ],
-    "DEFAULT_THROTTLE_RATES": {
-        "anon": env.str("THROTTLE_ANON", default="60/min"),
-        "user": env.str("THROTTLE_USER", default="240/min"),
-        "submissions": env.str("THROTTLE_SUBMISSIONS", default="20/min"),
-    },
+    "DEFAULT_THROTTLE_RATES": THROTTLE_RATES,
+    "DEFAULT_PARSER_CLASSES": [
+        "quizsite.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Attention quiz and grader API",
@@ -166,9 +206,61 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every operation's error responses (401, 429, 413...), in the shapes the API sends.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "quizsite.schema.add_error_responses",
+    ],
 }
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Shared by every web process: rate limits and login lockouts must count across gunicorn
+# workers and hosts, so never a per-process cache in production.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env.str("CACHE_URL", default=REDIS_URL),
+        "KEY_PREFIX": "quiz",
+        # A dead Redis must cost a request milliseconds, not a hang (limits then fail open).
+        "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.5},
+    }
+}
+
+# Login lockout (django-axes): per username and client address, counted in the shared cache.
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_FAILURE_LIMIT: int = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME: float = env.float("AXES_COOLOFF_HOURS", default=0.25)  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "quizsite.ratelimit.client_ip"
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
+
+# Content-Security-Policy (django-csp): every script is a file from this server, so a
+# sanitiser bug can't become an exploit: no inline script, no eval, no other origin.
+# style-src keeps 'unsafe-inline': htmx injects its indicator <style>, Ace injects its theme
+# <style> elements and sets style attributes, and KaTeX writes style="" into the HTML it
+# renders; inline styles can't run script, so this leaves script-src strict.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "worker-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+# No page needs a device or sensor; deny them so injected markup can't ask.
+PERMISSIONS_POLICY = (
+    "accelerometer=(), autoplay=(), camera=(), display-capture=(), geolocation=(), "
+    "gyroscope=(), magnetometer=(), microphone=(), midi=(), payment=(), usb=(), "
+    "interest-cohort=()"
+)
 
 # Celery. The Submission row is the source of truth; the broker only carries ids.
 CELERY_BROKER_URL = REDIS_URL
@@ -234,6 +326,10 @@ GRADER_REQUEUE_AFTER_SECONDS = env.float("GRADER_REQUEUE_AFTER_SECONDS", default
 GRADER_MAX_ATTEMPTS = env.int("GRADER_MAX_ATTEMPTS", default=3)
 GRADER_MAX_QUEUED_PER_USER = env.int("GRADER_MAX_QUEUED_PER_USER", default=5)
 GRADER_MAX_QUEUED_TOTAL = env.int("GRADER_MAX_QUEUED_TOTAL", default=2000)
+# Fair share: at most one running submission per user; the others wait, re-published after
+# this many seconds, so one user's backlog never holds more than one worker slot.
+GRADER_ONE_RUNNING_PER_USER = env.bool("GRADER_ONE_RUNNING_PER_USER", default=True)
+GRADER_FAIR_SHARE_RETRY_SECONDS = env.float("GRADER_FAIR_SHARE_RETRY_SECONDS", default=1.0)
 # Run with the remaining layers where the kernel lacks Landlock (logged loudly at startup).
 SANDBOX_ALLOW_NO_LANDLOCK = env.bool("SANDBOX_ALLOW_NO_LANDLOCK", default=False)
 

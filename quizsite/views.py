@@ -1,21 +1,164 @@
-from django.contrib.auth import login
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth.forms import UserCreationForm
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.views import defaults
 from django.views.decorators.http import require_http_methods
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from quizsite.ratelimit import client_ip, rate_limit_hit
+from quizsite.schema import NO_NUL_PATTERN, TEXT_PATTERN
+from quizsite.throttles import TokenRateThrottle
+
+MSG_SIGNUP_THROTTLED = "Too many sign-ups from your network. Wait {wait} seconds and try again."
+MSG_USERNAME_CHARACTERS = (
+    "Use only English letters, digits and the characters @ . + - _ in a username, so that no "
+    "two usernames look alike."
+)
+MSG_USERNAME_TAKEN = "A user with that username already exists."
+MSG_BAD_CREDENTIALS = "Unable to log in with the provided username and password."
+MSG_LOCKED_OUT = "Too many failed logins for this account from your network. Try again later."
+
+
+MSG_SERVER_ERROR = "The server failed on our side, not yours. Please try again in a minute."
+
+
+MSG_NOT_FOUND = "Not found."
+MSG_BAD_REQUEST = "Bad request."
+MSG_FORBIDDEN = "You do not have permission to perform this action."
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": MSG_SERVER_ERROR}, status=500)
+    return defaults.server_error(request)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):  # a URL no route matches, e.g. /api/attempts/x/
+        return JsonResponse({"detail": MSG_NOT_FOUND}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": MSG_BAD_REQUEST}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": MSG_FORBIDDEN}, status=403)
+    return defaults.permission_denied(request, exception)
 
 
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "home.html")
 
 
+def username_is_plain(username: str) -> bool:
+    """ASCII letters, digits and @.+-_ only, after NFKC (which folds full-width letters to
+    ASCII): a Cyrillic or Greek look-alike letter can't pass for an existing name."""
+    normalised = unicodedata.normalize("NFKC", username)
+    return normalised.isascii() and all(c.isalnum() or c in "@.+-_" for c in normalised)
+
+
+class SignupForm(UserCreationForm):
+    def clean_username(self) -> str:
+        username = self.cleaned_data["username"]
+        if not username_is_plain(username):
+            raise forms.ValidationError(MSG_USERNAME_CHARACTERS, code="confusable")
+        # "Student" next to "student" is a look-alike too.
+        if get_user_model().objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError(MSG_USERNAME_TAKEN, code="unique")
+        return username
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
-    form = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect("home")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST":
+        # Per client address (see NUM_PROXIES), counted before the form: each try costs a
+        # password hash, and each success an account.
+        wait = rate_limit_hit(
+            scope="signup", ident=client_ip(request), rate=settings.THROTTLE_RATES["signup"]
+        )
+        if wait is not None:
+            form = SignupForm()
+            context = {"form": form, "throttled": MSG_SIGNUP_THROTTLED.format(wait=int(wait))}
+            return render(request, "registration/signup.html", context, status=429)
+        if form.is_valid():
+            user = form.save()
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
+
+
+@extend_schema_field({"type": "string", "maxLength": 150, "pattern": TEXT_PATTERN})
+class _UsernameField(serializers.CharField):
+    pass
+
+
+@extend_schema_field(
+    {"type": "string", "minLength": 1, "maxLength": 128, "pattern": NO_NUL_PATTERN}
+)
+class _PasswordField(serializers.CharField):
+    pass
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    """For the schema: what ObtainAuthToken's serializer accepts."""
+
+    username = _UsernameField(max_length=150)
+    password = _PasswordField(max_length=128, trim_whitespace=False)
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class TokenCreateApi(ObtainAuthToken):
+    """POST a username and password, get the API token.
+
+    No session authentication here: the credentials are the authentication, so a browser's
+    session cookie (and its CSRF rule) must not get in the way. Throttled per client on top of
+    django-axes' lockout, which sees this login through authenticate().
+    """
+
+    authentication_classes: list[Any] = []
+    throttle_classes = [TokenRateThrottle]
+
+    @extend_schema(request=TokenRequestSerializer, responses={200: TokenSerializer})
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        try:
+            return super().post(request, *args, **kwargs)
+        except ValidationError as exc:
+            # Axes refuses a locked-out caller inside authenticate(), which then looks like a
+            # wrong password; say what happened, as the login form does.
+            if getattr(request, "axes_locked_out", False):
+                return Response({"detail": MSG_LOCKED_OUT}, status=429)
+            if "non_field_errors" in exc.detail:  # well formed, but not a valid login: 401
+                return Response(
+                    {"detail": MSG_BAD_CREDENTIALS},
+                    status=401,
+                    headers={"WWW-Authenticate": "Token"},
+                )
+            raise

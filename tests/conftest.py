@@ -10,6 +10,16 @@ import pytest
 _SERIALIZED_CONTENTS: dict[str, str] = {}
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    """Rate-limit counters and login lockouts live in the cache, which outlives each test's
+    rollback (and user ids are reused after it): start every test from an empty one."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
 @pytest.fixture
 def seed_content(db: None) -> None:
     """The seed questions and explainer page.

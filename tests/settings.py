@@ -21,6 +21,10 @@ os.environ.setdefault("REDIS_URL", f"redis://127.0.0.1:{_free_port()}/0")
 # API throttles count in a cache that outlives each test; tests that test them set their own.
 os.environ.setdefault("THROTTLE_ANON", "100000/min")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
+os.environ.setdefault("THROTTLE_SIGNUP", "100000/min")
+os.environ.setdefault("THROTTLE_ANSWERS", "100000/min")
+os.environ.setdefault("THROTTLE_ANSWERS_ANON", "100000/min")
+os.environ.setdefault("THROTTLE_TOKEN", "100000/min")
 
 from quizsite.settings import *  # noqa: E402, F403
 from quizsite.settings import DATABASES  # noqa: E402
@@ -31,3 +35,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not :memory:, so the real Celery worker the pipeline tests start can open it;
     # one per test process, so two suites running at once don't share it.
     DATABASES["default"]["TEST"] = {"NAME": f"/tmp/attention-quiz-test-{os.getpid()}.sqlite3"}
+
+# One cache per test process: most tests don't test sharing, and tests/test_throttles.py runs
+# the shared case against a Redis of its own. Cleared before each test (tests/conftest.py).
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Axes warns that a per-process cache doesn't share lockouts: true, and production uses Redis.
+SILENCED_SYSTEM_CHECKS = ["axes.W001"]

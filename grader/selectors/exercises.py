@@ -8,7 +8,7 @@ from django.http import Http404
 from grader.engine import limits as grading_limits
 from grader.engine.executors.base import Limits
 from grader.engine.grading import CheckSpec, ExerciseSpec
-from grader.models import Exercise
+from grader.models import Exercise, ExerciseValidation
 
 
 def exercise_limits(*, exercise: Exercise) -> Limits:
@@ -60,3 +60,7 @@ def exercise_get_published(*, slug: str) -> Exercise:
 def exercise_get_by_slug(*, slug: str) -> Exercise:
     """Any exercise, published or not (for instructors and the grade command)."""
     return Exercise.objects.prefetch_related("checks").get(slug=slug)
+
+
+def exercise_validation_latest(*, exercise: Exercise) -> ExerciseValidation | None:
+    return ExerciseValidation.objects.filter(exercise=exercise).first()

@@ -25,6 +25,17 @@ def submissions_of_user(*, user: AbstractBaseUser, exercise: Exercise | None = N
     return qs.filter(exercise=exercise) if exercise is not None else qs
 
 
+def submission_queue_position(*, submission: Submission) -> int | None:
+    """1 for the next queued submission to be graded, 2 for the one after...; None once it
+    runs or is done. Fair share can let another user's later submission pass this one."""
+    if submission.status != Submission.Status.QUEUED or submission.queued_at is None:
+        return None
+    ahead = Submission.objects.filter(
+        status=Submission.Status.QUEUED, queued_at__lt=submission.queued_at
+    ).count()
+    return ahead + 1
+
+
 def submission_get_for_user(*, user: AbstractBaseUser, submission_id: int) -> Submission | None:
     """A student sees only their own submissions; staff who may view submissions see all."""
     qs = Submission.objects.select_related("exercise", "user")

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import logging
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from django.utils import timezone
+
 from grader.engine.executors.base import Executor
 from grader.engine.validation import ValidationReport, validate_spec
-from grader.models import Exercise
+from grader.models import Exercise, ExerciseValidation
+from grader.publish import VALIDATE_EXERCISE, task_publish
 from grader.selectors.exercises import exercise_spec_get
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+log = logging.getLogger(__name__)
 
 
 def exercise_validate(*, exercise: Exercise, executor: Executor) -> ValidationReport:
@@ -16,3 +28,70 @@ def exercise_validate(*, exercise: Exercise, executor: Executor) -> ValidationRe
         reference_source=exercise.reference_solution,
         executor=executor,
     )
+
+
+def validation_report_view(report: ValidationReport) -> dict[str, Any]:
+    """The report in plain JSON types, shaped as the admin page shows it."""
+    reference = report.reference
+    return {
+        "reference_passed": report.reference_passed,
+        "reference": {
+            "status": reference.status,
+            "message": reference.message,
+            "score": float(reference.score),
+            "diagnosis": list(reference.diagnosis),
+        },
+        "uncaught": list(report.uncaught),
+        "check_labels": list(report.check_labels),
+        "reference_cells": [
+            next((c.passed for c in reference.checks if c.name == name), False)
+            for name in report.check_names
+        ],
+        "rows": [
+            {
+                "code": row.code,
+                "title": row.title,
+                "implementation": row.implementation,
+                "caught": row.caught,
+                "named": row.named,
+                "score": float(row.verdict.score),
+                "diagnosis": list(row.verdict.diagnosis),
+                "cells": [row.catches(name) for name in report.check_names],
+            }
+            for row in report.rows
+        ],
+    }
+
+
+def exercise_validation_request(
+    *, exercise: Exercise, user: AbstractBaseUser
+) -> ExerciseValidation:
+    """Ask a worker to validate the exercise: the web process never runs a sandbox itself."""
+    with transaction.atomic():
+        validation = ExerciseValidation.objects.create(exercise=exercise, requested_by=user)
+        validation_id = validation.pk
+        transaction.on_commit(lambda: task_publish(name=VALIDATE_EXERCISE, args=(validation_id,)))
+    return validation
+
+
+def exercise_validation_run(*, validation_id: int, executor: Executor) -> ExerciseValidation | None:
+    """Compute a requested validation (in a worker). Returns None if another worker has it."""
+    # Conditional update: a redelivered message must not run the same validation twice.
+    claimed = ExerciseValidation.objects.filter(
+        pk=validation_id, status=ExerciseValidation.Status.QUEUED
+    ).update(status=ExerciseValidation.Status.RUNNING)
+    if not claimed:
+        return None
+    validation = ExerciseValidation.objects.select_related("exercise").get(pk=validation_id)
+    try:
+        report = exercise_validate(exercise=validation.exercise, executor=executor)
+    except Exception as exc:
+        log.exception("validation %s failed", validation_id)
+        validation.status = ExerciseValidation.Status.FAILED
+        validation.error = str(exc)[:2000]
+    else:
+        validation.status = ExerciseValidation.Status.DONE
+        validation.report = validation_report_view(report)
+    validation.finished_at = timezone.now()
+    validation.save(update_fields=["status", "report", "error", "finished_at"])
+    return validation

@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, InterfaceError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from grader.engine.executors.extra import ExtraCallsExecutor
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, RegradePreview, Submission
 from grader.publish import GRADE_SUBMISSION, REGRADE_PREVIEW, task_publish
+from quizsite.ratelimit import rate_limit_hit
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -48,6 +49,7 @@ MSG_TOO_MANY_QUEUED = (
 MSG_QUEUE_FULL = (
     "The grader is very busy right now. Please try again in a minute; nothing was lost."
 )
+MSG_SUBMIT_THROTTLED = "Too many submissions in a short time. Wait {wait} seconds and submit again."
 MSG_EXERCISE_UNAVAILABLE = "This exercise is not open for submissions."
 MSG_INTERNAL_ERROR = (
     "The grader failed on our side, not yours. This submission is not counted against you; "
@@ -59,10 +61,13 @@ MSG_GRADING_AGAIN = "The grader hit a problem on our side; your submission will 
 class SubmissionRejected(Exception):
     """A submission that can't be accepted, with a message for the user and an HTTP status."""
 
-    def __init__(self, message: str, *, status_code: int = 400) -> None:
+    def __init__(
+        self, message: str, *, status_code: int = 400, retry_after: int | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status_code = status_code
+        self.retry_after = retry_after
 
 
 def submission_create(
@@ -74,6 +79,14 @@ def submission_create(
         raise SubmissionRejected(MSG_CODE_EMPTY)
     if len(code.encode()) > CODE_MAX_BYTES:
         raise SubmissionRejected(MSG_CODE_TOO_LARGE, status_code=413)
+    # One limit per user whatever the path: the page's form and the API both come here.
+    wait = rate_limit_hit(
+        scope="submissions", ident=str(user.pk), rate=settings.THROTTLE_RATES["submissions"]
+    )
+    if wait is not None:
+        raise SubmissionRejected(
+            MSG_SUBMIT_THROTTLED.format(wait=int(wait)), status_code=429, retry_after=int(wait)
+        )
     now = now or timezone.now()
     with transaction.atomic():
         # Race: two submits of one user at once would both count 4 waiting rows and both pass
@@ -121,7 +134,18 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
     claimable = Q(status=Submission.Status.QUEUED) | Q(
         status=Submission.Status.RUNNING, lease_expires_at__lte=now
     )
-    updated = Submission.objects.filter(claimable, pk=submission_id).update(
+    rows = Submission.objects.filter(claimable, pk=submission_id)
+    if settings.GRADER_ONE_RUNNING_PER_USER:
+        # Fair share: while one of a user's submissions runs (under a live lease), their others
+        # wait, so three accounts burning CPU hold at most one worker slot each and everyone
+        # else's submissions pass their queued ones (submission_grade re-publishes them).
+        running_of_user = Submission.objects.filter(
+            user_id=OuterRef("user_id"),
+            status=Submission.Status.RUNNING,
+            lease_expires_at__gt=now,
+        ).exclude(pk=OuterRef("pk"))
+        rows = rows.filter(~Exists(running_of_user))
+    updated = rows.update(
         status=Submission.Status.RUNNING,
         started_at=now,
         lease_expires_at=now + timedelta(seconds=settings.GRADER_LEASE_SECONDS),
@@ -266,6 +290,12 @@ def submission_grade(*, submission_id: int, worker: str, executor: Executor | No
     """Claim, grade through the sandbox, store. Returns the final status, or None if not ours."""
     submission = submission_claim(submission_id=submission_id, worker=worker)
     if submission is None:
+        # Still queued, so not claimed only because another of its user's runs: back of the
+        # queue, shortly (without this the sweeper would publish it GRADER_REQUEUE_AFTER later).
+        if Submission.objects.filter(pk=submission_id, status=Submission.Status.QUEUED).exists():
+            submission_enqueue(
+                submission_id=submission_id, countdown=settings.GRADER_FAIR_SHARE_RETRY_SECONDS
+            )
         return None
     try:
         with submission_lease_kept(submission=submission):

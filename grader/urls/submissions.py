@@ -1,11 +1,12 @@
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
-from grader.api import SubmissionViewSet
+from grader.api import ExerciseViewSet, SubmissionViewSet
 from grader.views import submissions as views
 
 router = SimpleRouter()
 router.register("api/submissions", SubmissionViewSet, basename="submission-api")
+router.register("api/exercises", ExerciseViewSet, basename="exercise-api")
 
 app_name = "submissions"
 urlpatterns = [

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from grader.forms import HistoryForm, StaffFilterForm, SubmitForm
 from grader.models import Exercise, Submission
 from grader.selectors.submissions import (
     misconception_counts,
@@ -18,6 +24,7 @@ from grader.selectors.submissions import (
     submission_diagnosis,
     submission_diff,
     submission_get_for_user,
+    submission_queue_position,
     submissions_of_user,
 )
 from grader.services.submissions import (
@@ -29,6 +36,29 @@ from grader.services.submissions import (
 
 POLL_INTERVAL = "700ms"
 MSG_REGRADE_APPLIED = "{n} submissions of {title} were queued for regrading."
+MSG_BAD_QUERY = "Bad request: a parameter of this page is not valid."
+MSG_BAD_CODE = "Your code could not be read (it holds a character that is not allowed)."
+
+# Staff pages: being staff lets one into them; each needs the model permission for what it
+# shows or does (as the admin requires), so a staff account without rights reads nothing.
+PERM_VIEW = "grader.view_submission"
+PERM_REGRADE = "grader.regrade_submission"
+
+
+def staff_permission_required(
+    *perms: str,
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @staff_member_required
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not request.user.has_perms(perms):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorate
 
 
 def _result_context(request: HttpRequest, submission: Submission) -> dict[str, object]:
@@ -38,6 +68,8 @@ def _result_context(request: HttpRequest, submission: Submission) -> dict[str, o
         "diagnosis": submission_diagnosis(submission=submission) if submission.is_final else [],
         "plots": submission.plots or None,
         "poll_interval": POLL_INTERVAL,
+        # For the result fragment: where a queued submission stands (None once it runs).
+        "queue_position": submission_queue_position(submission=submission),
     }
 
 
@@ -45,9 +77,12 @@ def _result_context(request: HttpRequest, submission: Submission) -> dict[str, o
 @require_POST
 def submit(request: HttpRequest, slug: str) -> HttpResponse:
     exercise = get_object_or_404(Exercise, slug=slug, is_published=True)
+    form = SubmitForm(request.POST)
     try:
+        if not form.is_valid():
+            raise SubmissionRejected(MSG_BAD_CODE)
         submission = submission_create(
-            user=request.user, exercise=exercise, code=request.POST.get("code", "")
+            user=request.user, exercise=exercise, code=form.cleaned_data["code"]
         )
     except SubmissionRejected as rejected:
         if request.headers.get("HX-Request"):
@@ -92,16 +127,19 @@ def status(request: HttpRequest, pk: int) -> HttpResponse:
 def history(request: HttpRequest, slug: str) -> HttpResponse:
     exercise = get_object_or_404(Exercise, slug=slug)
     submissions = submissions_of_user(user=request.user, exercise=exercise)
+    query = HistoryForm(request.GET)
+    if not query.is_valid():
+        return HttpResponseBadRequest(MSG_BAD_QUERY)
     diff = None
     older = newer = None
-    a, b = request.GET.get("a"), request.GET.get("b")
-    if a and b and a.isdigit() and b.isdigit():
-        pair = {s.pk: s for s in submissions.filter(pk__in=(int(a), int(b)))}
-        older, newer = pair.get(int(a)), pair.get(int(b))
+    a, b = query.cleaned_data["a"], query.cleaned_data["b"]
+    if a and b:
+        pair = {s.pk: s for s in submissions.filter(pk__in=(a, b))}
+        older, newer = pair.get(a), pair.get(b)
         if older is None or newer is None:
             raise Http404("No such submissions.")
         diff = submission_diff(older=older, newer=newer)
-    page = Paginator(submissions, 25).get_page(request.GET.get("page"))
+    page = Paginator(submissions, 25).get_page(query.cleaned_data["page"])
     return render(
         request,
         "grader/submission_history.html",
@@ -109,15 +147,16 @@ def history(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@staff_member_required
+@staff_permission_required(PERM_VIEW)
 @require_GET
 def staff_list(request: HttpRequest) -> HttpResponse:
     qs = Submission.objects.select_related("exercise", "user")
+    query = StaffFilterForm(request.GET)
+    if not query.is_valid():
+        return HttpResponseBadRequest(MSG_BAD_QUERY)
     filters = {
-        "exercise": request.GET.get("exercise", ""),
-        "status": request.GET.get("status", ""),
-        "user": request.GET.get("user", ""),
-        "misconception": request.GET.get("misconception", ""),
+        name: query.cleaned_data[name] or ""
+        for name in ("exercise", "status", "user", "misconception")
     }
     if filters["exercise"]:
         qs = qs.filter(exercise__slug=filters["exercise"])
@@ -127,7 +166,7 @@ def staff_list(request: HttpRequest) -> HttpResponse:
         qs = qs.filter(user__username__icontains=filters["user"])
     if filters["misconception"]:
         qs = qs.filter(diagnosis__icontains=f'"{filters["misconception"]}"')
-    page = Paginator(qs, 50).get_page(request.GET.get("page"))
+    page = Paginator(qs, 50).get_page(query.cleaned_data["page"])
     return render(
         request,
         "grader/staff_submissions.html",
@@ -140,11 +179,14 @@ def staff_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-@staff_member_required
+@staff_permission_required(PERM_VIEW)
 @require_http_methods(["GET", "POST"])
 def regrade(request: HttpRequest, slug: str) -> HttpResponse:
     exercise = get_object_or_404(Exercise, slug=slug)
     if request.method == "POST":
+        # A preview runs the sandbox on every submission; applying rewrites their scores.
+        if not request.user.has_perm(PERM_REGRADE):
+            raise PermissionDenied
         if request.POST.get("action") == "apply":
             n = submissions_regrade(exercise=exercise)
             messages.success(request, MSG_REGRADE_APPLIED.format(n=n, title=exercise.title))
@@ -161,7 +203,7 @@ def regrade(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "grader/staff_regrade.html", context)
 
 
-@staff_member_required
+@staff_permission_required(PERM_VIEW)
 @require_GET
 def misconceptions(request: HttpRequest) -> HttpResponse:
     return render(request, "grader/staff_misconceptions.html", {"rows": misconception_counts()})

@@ -6,14 +6,19 @@ Reuse them in any e2e test:
     logged_in_page  factory: logged_in_page(user, password) -> a tab logged in through the form
     instructor_page a tab logged in as a staff member of the Instructors group
     screenshot      screenshot("name") saves test-artifacts/<name>.png
+
+Every tab fails its test if the page broke the Content-Security-Policy (the site sends it in
+tests as in production): a page that needs an inline script or eval shows up here.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +27,7 @@ import pytest
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -79,10 +85,55 @@ def browser(_chromium: _Chromium) -> Browser:
     return _chromium.get()
 
 
+# Chromium reports a blocked script, style, eval or connection on the console with this.
+CSP_MARK = "Content Security Policy"
+
+
+def _wait_for_function_without_eval(
+    self: Page,
+    expression: str,
+    *,
+    arg: Any = None,
+    timeout: float | None = None,
+    polling: Any = None,
+) -> Any:
+    """Page.wait_for_function, polled from here instead of inside the page.
+
+    Playwright polls a string predicate inside the page with eval, which the site's CSP
+    (rightly) refuses once the first check fails; page.evaluate goes through the DevTools
+    protocol, which the CSP does not govern. Same arguments, same TimeoutError. Patched on the
+    class, so every tab of every e2e test (their own fixtures too) waits this way.
+    """
+    deadline = time.monotonic() + (TIMEOUT_MS if timeout is None else timeout) / 1000
+    step = polling / 1000 if isinstance(polling, (int, float)) else 0.05
+    while not self.evaluate(expression, arg):
+        if time.monotonic() > deadline:
+            raise PlaywrightTimeoutError(f"wait_for_function: {expression!r} never held")
+        time.sleep(step)
+    return self.evaluate_handle(expression, arg)
+
+
+Page.wait_for_function = _wait_for_function_without_eval  # type: ignore[method-assign]
+
+
 def _new_page(browser: Browser, base_url: str) -> Page:
     context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
-    return context.new_page()
+    tab = context.new_page()
+    tab.csp_violations = []  # type: ignore[attr-defined]
+    tab.on(
+        "console",
+        lambda message: tab.csp_violations.append(message.text)  # type: ignore[attr-defined]
+        if CSP_MARK in message.text
+        else None,
+    )
+    return tab
+
+
+def _fail_on_csp_violations(tab: Page) -> None:
+    violations = getattr(tab, "csp_violations", [])
+    if violations:
+        pytest.fail("the page broke its Content-Security-Policy:\n" + "\n".join(violations))
 
 
 @pytest.fixture
@@ -96,6 +147,7 @@ def page(browser: Browser, live_server, seed_content: None, js_errors: list[str]
     tab.on("pageerror", lambda error: js_errors.append(str(error)))
     yield tab
     tab.context.close()
+    _fail_on_csp_violations(tab)
 
 
 @pytest.fixture
@@ -118,6 +170,8 @@ def logged_in_page(
     yield login
     for tab in opened:
         tab.context.close()
+    for tab in opened:
+        _fail_on_csp_violations(tab)
 
 
 @pytest.fixture

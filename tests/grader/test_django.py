@@ -7,9 +7,9 @@ from django.urls import reverse
 from grader import admin as grader_admin
 from grader.admin import ExerciseCheckForm
 from grader.engine.exercise_content import EXERCISES
-from grader.models import Exercise, ExerciseCheck
+from grader.models import Exercise, ExerciseCheck, ExerciseValidation
 from grader.selectors.exercises import exercise_spec_get
-from grader.services.exercises import exercise_validate
+from grader.services.exercises import exercise_validate, exercise_validation_run
 from quizsite.roles import instructors_group_sync
 from tests.grader.fakes import SourceLookupExecutor
 
@@ -144,21 +144,38 @@ def test_check_form_validates_params_and_kind():
     assert "params" in not_an_object.errors
 
 
-def test_admin_validate_page_shows_the_table(client, instructor, monkeypatch):
-    fake = SourceLookupExecutor()
-    monkeypatch.setattr(grader_admin, "validation_executor", lambda: fake)
+def test_admin_validate_is_a_post_that_a_worker_runs(client, instructor, monkeypatch):
+    import grader.engine.sandbox as sandbox
+
+    def no_sandbox_in_the_web(*args, **kwargs):
+        raise AssertionError("the web process started a sandbox")
+
+    monkeypatch.setattr(sandbox, "SandboxExecutor", no_sandbox_in_the_web)
     client.force_login(instructor)
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
-    response = client.get(reverse("admin:grader_exercise_validate", kwargs={"pk": exercise.pk}))
-    html = response.content.decode()
-    assert response.status_code == 200
+    url = reverse("admin:grader_exercise_validate", kwargs={"pk": exercise.pk})
+    # A GET runs nothing and queues nothing.
+    assert "Not validated yet." in client.get(url).content.decode()
+    assert not ExerciseValidation.objects.exists()
+
+    response = client.post(url)
+    assert response.status_code == 302
+    validation = ExerciseValidation.objects.get()
+    assert validation.status == ExerciseValidation.Status.QUEUED
+    assert 'http-equiv="refresh"' in client.get(url).content.decode()
+
+    # The worker's side (grader.tasks.validate_exercise), with a fake executor.
+    fake = SourceLookupExecutor()
+    exercise_validation_run(validation_id=validation.pk, executor=fake)
+    assert exercise_validation_run(validation_id=validation.pk, executor=fake) is None  # once
+    html = client.get(url).content.decode()
     assert "The reference solution passes every check." in html
     assert "Every known misconception is caught by at least one check." in html
     assert 'data-code="missing-scale"' in html and 'data-code="mask-ignored"' in html
-    assert fake.closed
+    assert 'http-equiv="refresh"' not in html
 
 
-def test_admin_validate_action_redirects(client, instructor):
+def test_admin_validate_action_queues_and_redirects(client, instructor):
     client.force_login(instructor)
     exercise = Exercise.objects.get(slug="stable-softmax")
     response = client.post(
@@ -167,6 +184,7 @@ def test_admin_validate_action_redirects(client, instructor):
     )
     assert response.status_code == 302
     assert response["Location"].endswith(f"/{exercise.pk}/validate/")
+    assert ExerciseValidation.objects.filter(exercise=exercise).count() == 1
 
 
 def test_admin_change_form_and_limits_are_clamped(client, instructor):

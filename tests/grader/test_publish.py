@@ -7,6 +7,10 @@ from quizsite.celery import app
 
 
 def test_every_published_name_is_a_registered_task() -> None:
-    registered = {tasks.grade_submission.name, tasks.regrade_preview.name}
+    registered = {
+        tasks.grade_submission.name,
+        tasks.regrade_preview.name,
+        tasks.validate_exercise.name,
+    }
     assert set(publish.TASK_NAMES) == registered
     assert all(name in app.tasks for name in publish.TASK_NAMES)

@@ -8,7 +8,7 @@ from django.core.cache import cache
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from grader.api import MSG_THROTTLED, SubmissionThrottle
+from grader.api import MSG_THROTTLED
 from grader.models import Exercise, ExerciseCheck, Submission
 from grader.selectors.submissions import MSG_CHECK_AFTER_DEADLINE, MSG_CHECK_HIDDEN
 from grader.services import submissions as services
@@ -69,7 +69,7 @@ def test_unknown_exercise_is_404() -> None:
 def test_empty_code_is_400_with_the_message() -> None:
     response = post(client_for("ann"), {"exercise": "stable-softmax", "code": "  \n "})
     assert response.status_code == 400
-    assert response.json()["detail"] == services.MSG_CODE_EMPTY
+    assert response.json() == {"code": [services.MSG_CODE_EMPTY]}  # a field error, as documented
 
 
 def test_a_student_never_sees_anothers_submission() -> None:
@@ -77,7 +77,37 @@ def test_a_student_never_sees_anothers_submission() -> None:
     sid = post(ann, {"exercise": "stable-softmax", "code": "x = 1"}).json()["id"]
     assert ann.get(f"{URL}{sid}/").status_code == 200
     assert ben.get(f"{URL}{sid}/").status_code == 404
-    assert ben.get(URL).json() == []
+    assert ben.get(URL).json()["results"] == []
+    assert [s["id"] for s in ann.get(URL).json()["results"]] == [sid]
+
+
+def test_the_list_is_paginated() -> None:
+    body = client_for("ann").get(URL).json()
+    assert set(body) == {"count", "next", "previous", "results"}
+
+
+def test_missing_credentials_are_401_with_www_authenticate() -> None:
+    response = APIClient().get(URL)
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_an_api_url_no_route_matches_is_a_json_404() -> None:
+    response = APIClient().get("/api/no-such-thing/")
+    assert response.status_code == 404 and response["Content-Type"] == "application/json"
+
+
+def test_exercises_list_their_contract_and_never_the_reference_or_checks() -> None:
+    listed = APIClient().get("/api/exercises/").json()
+    assert {e["slug"] for e in listed} >= {"stable-softmax", "scaled-dot-product-attention"}
+    one = APIClient().get("/api/exercises/stable-softmax/").json()
+    exercise = Exercise.objects.get(slug="stable-softmax")
+    assert one["statement"] == exercise.statement
+    assert one["starter_code"] == exercise.starter_code
+    body = str(listed) + str(one)
+    assert exercise.reference_solution.strip()[:40] not in body
+    assert "reference" not in one and "checks" not in one
+    assert APIClient().get("/api/exercises/nope/").status_code == 404
 
 
 @override_settings(GRADER_MAX_QUEUED_PER_USER=1)
@@ -89,13 +119,15 @@ def test_queue_cap_is_429_with_a_clear_message() -> None:
     assert response.json()["detail"] == services.MSG_TOO_MANY_QUEUED.format(n=1)
 
 
-def test_throttle_is_429_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(SubmissionThrottle, "THROTTLE_RATES", {"submissions": "2/min"})
+def test_throttle_is_429_with_a_clear_message(settings) -> None:
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "submissions": "2/min"}
+    settings.GRADER_MAX_QUEUED_PER_USER = 10
     c = client_for("ann")
     codes = [post(c, {"exercise": "stable-softmax", "code": f"x = {i}"}) for i in range(3)]
     assert [r.status_code for r in codes[:2]] == [201, 201]
     assert codes[2].status_code == 429
     assert codes[2].json()["detail"].startswith(MSG_THROTTLED.split("{")[0])
+    assert int(codes[2]["Retry-After"]) >= 1
     # Polling is not throttled.
     assert c.get(URL).status_code == 200
 

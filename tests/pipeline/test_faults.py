@@ -230,7 +230,10 @@ def test_a_regrade_preview_is_computed_by_a_worker(worker: Worker, client: APICl
     from grader.models import RegradePreview
 
     final(submit(client, CORRECT))
+    from quizsite.roles import instructors_group_sync
+
     staff = get_user_model().objects.create_user("boss", password="pw-boss-123", is_staff=True)
+    staff.groups.add(instructors_group_sync())  # regrading needs its permission
     web = Client()
     web.force_login(staff)
     web.post("/staff/exercises/scaled-dot-product-attention/regrade/", {"action": "preview"})

@@ -8,6 +8,7 @@ from django.test import Client
 
 from grader.models import Exercise, Submission
 from grader.services import submissions as services
+from quizsite.roles import instructors_group_sync
 from tests.pipeline.stack import golden
 
 pytestmark = pytest.mark.django_db
@@ -19,6 +20,8 @@ def login(username: str, *, staff: bool = False) -> Client:
     user = get_user_model().objects.create_user(
         username, password=f"pw-{username}-123", is_staff=staff
     )
+    if staff:  # an instructor: staff pages need the model permissions, not only is_staff
+        user.groups.add(instructors_group_sync())
     c = Client()
     c.force_login(user)
     c.user = user  # type: ignore[attr-defined]
@@ -83,7 +86,9 @@ def test_final_result_stops_polling_and_escapes_what_the_code_printed() -> None:
     assert "hx-trigger" not in html
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "/questions/why-divide-before-softmax/#wrong-scale-values" in html
+    # Issue 15: the explanation (open to anyone), not the rebuttal anchor of the locked page.
+    assert 'href="/misconceptions/#misconception-scale-values"' in html
+    assert "#wrong-scale-values" not in html
 
 
 def test_others_submissions_are_404_pages() -> None:
@@ -119,7 +124,9 @@ def test_staff_list_filters_and_misconception_table() -> None:
     make(ann, status="passed", diagnosis=[], score=1.0)
     staff = login("boss", staff=True)
     html = staff.get("/staff/submissions/?misconception=missing-scale").content.decode()
-    assert html.count("<td>missing-scale</td>") == 1
+    # By name, linked to its explanation (issue 15), not as a bare slug.
+    named = '<a href="/misconceptions/#misconception-missing-scale" data-code="missing-scale">'
+    assert html.count(named + "The scores are not divided by √d_k</a>") == 1
     table = staff.get("/staff/misconceptions/").content.decode()
     assert "missing-scale" in table and "50%" in table
     assert "The scores are not divided by √d_k" in table  # by name, the slug beside it

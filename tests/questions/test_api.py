@@ -74,7 +74,7 @@ def test_follow_up_attempt_reveals_its_expected_answer(
         {"question": question.slug, "follow_up": number.pk, "text": "64"},
         format="json",
     )
-    assert early.status_code == 400
+    assert early.status_code == 409  # well formed; answer the question first
     assert early.json() == {"follow_up": [services.FOLLOW_UP_BEFORE_QUESTION]}
     client.post("/api/attempts/", {"question": question.slug, "text": "x y z"}, format="json")
     response = client.post(
@@ -103,12 +103,6 @@ def test_follow_up_attempt_reveals_its_expected_answer(
             "text",
             services.ANSWER_TOO_LONG,
         ),
-        ({"question": "nope", "text": "hi"}, "question", api.QUESTION_NOT_FOUND),
-        (
-            {"question": "why-divide-before-softmax", "follow_up": 999999, "text": "hi"},
-            "follow_up",
-            api.FOLLOW_UP_NOT_FOUND,
-        ),
         (
             {"question": "why-divide-before-softmax", "follow_up": "x", "text": "hi"},
             "follow_up",
@@ -126,6 +120,27 @@ def test_malformed_bodies_are_400_with_field_errors(
     assert field in errors
     if message:
         assert errors[field] == [message]
+    assert not Attempt.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        ({"question": "nope", "text": "hi"}, "question", api.QUESTION_NOT_FOUND),
+        (
+            {"question": "why-divide-before-softmax", "follow_up": 999999, "text": "hi"},
+            "follow_up",
+            api.FOLLOW_UP_NOT_FOUND,
+        ),
+    ],
+)
+def test_unknown_questions_and_follow_ups_are_404_with_field_errors(
+    client: APIClient, question: Question, alice, body: dict, field: str, message: str
+) -> None:
+    client.force_authenticate(alice)
+    response = client.post("/api/attempts/", body, format="json")
+    assert response.status_code == 404
+    assert response.json() == {field: [message]}
     assert not Attempt.objects.exists()
 
 

@@ -1,0 +1,78 @@
+"""One rate limit per (action, caller), shared by every web process through the cache.
+
+Pages and the API call the same function with the same scope, so a limit holds whatever the
+path (form or API). Counters live in the default cache (Redis in production), so two gunicorn
+workers count together; ``cache.add`` then ``cache.incr`` is atomic there, unlike a
+read-modify-write of a list of timestamps.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+
+log = logging.getLogger(__name__)
+
+_PERIODS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
+
+
+@dataclass(frozen=True)
+class Rate:
+    count: int
+    seconds: int
+
+
+def rate_parse(rate: str) -> Rate:
+    """'20/min' -> Rate(20, 60). Raises ValueError on anything else."""
+    count, _, period = rate.partition("/")
+    return Rate(count=int(count), seconds=_PERIODS[period.strip().lower()])
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The caller's address: REMOTE_ADDR, or the one NUM_PROXIES trusted proxies saw.
+
+    X-Forwarded-For is whatever the client typed, except for the entries our own proxies
+    appended; with NUM_PROXIES = 0 (the default) it is ignored altogether, so a changing header
+    cannot buy a fresh limit.
+    """
+    meta = getattr(request, "META", {})
+    proxies = settings.NUM_PROXIES
+    forwarded = meta.get("HTTP_X_FORWARDED_FOR", "")
+    if proxies > 0 and forwarded:
+        hops = [h.strip() for h in forwarded.split(",") if h.strip()]
+        if hops:
+            return hops[-min(proxies, len(hops))]
+    return meta.get("REMOTE_ADDR", "") or "unknown"
+
+
+def rate_limit_hit(*, scope: str, ident: str, rate: str | None) -> float | None:
+    """Count one request; return the seconds to wait if over the limit, else None.
+
+    A fixed window per (scope, ident): simple, atomic, and at most twice the rate across a
+    window boundary, which is what a brute-force or flood limit needs.
+    """
+    if not rate:
+        return None
+    limit = rate_parse(rate)
+    now = time.time()
+    window = int(now // limit.seconds)
+    key = f"rl:{scope}:{ident}:{window}"
+    try:
+        # add() is a no-op when the key exists; incr() is atomic in Redis and in LocMem.
+        cache.add(key, 0, timeout=limit.seconds + 1)
+        try:
+            count = cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.add(key, 1, timeout=limit.seconds + 1)
+            count = 1
+    except Exception:  # the cache is down: serve (and say so) rather than refuse everyone
+        log.warning("rate limit %s not counted: the cache is unavailable", scope, exc_info=True)
+        return None
+    if count > limit.count:
+        return max(1.0, (window + 1) * limit.seconds - now)
+    return None
