@@ -26,8 +26,11 @@ import pytest
 # calls from the test body (fixtures, assertions on the database).
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
+from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from tests.pipeline.stack import Redis, Worker
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -188,3 +191,24 @@ def screenshot(request: pytest.FixtureRequest) -> Callable[..., Path]:
         return path
 
     return take
+
+
+@pytest.fixture(scope="module")
+def worker_stack(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A real Redis and a real Celery worker for one test module's submissions."""
+    redis = Redis()
+    redis.start()
+    worker = Worker(f"e2e-{request.module.__name__.rsplit('.', 1)[-1]}")
+    try:
+        worker.start()
+        yield
+    finally:
+        worker.stop()
+        redis.stop()
+
+
+@pytest.fixture
+def student_page(worker_stack: None, logged_in_page: Callable[..., Page]) -> Page:
+    """A logged-in student whose submissions a real worker grades."""
+    user = get_user_model().objects.create_user("student-e2e", password="student-pass-123")
+    return logged_in_page(user, "student-pass-123")

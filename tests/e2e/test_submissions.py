@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
-from tests.pipeline.stack import Redis, Worker, golden
+from tests.e2e.flows import submit_code
+from tests.pipeline.stack import golden
 
 pytestmark = [
     pytest.mark.e2e,
@@ -20,38 +20,10 @@ MISSING_SCALE = golden("missing_scale")
 CORRECT = golden("correct_matmul")
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[None]:
-    redis = Redis()
-    redis.start()
-    worker = Worker("e2e")
-    try:
-        worker.start()
-        yield
-    finally:
-        worker.stop()
-        redis.stop()
-
-
-@pytest.fixture
-def student_page(stack: None, logged_in_page: Callable[..., Page]) -> Page:
-    user = get_user_model().objects.create_user("student-e2e", password="student-pass-123")
-    return logged_in_page(user, "student-pass-123")
-
-
-def submit_with_keyboard(page: Page, code: str) -> None:
-    page.goto("/exercises/scaled-dot-product-attention/")
-    editor = page.locator("#editor")
-    expect(editor).to_be_visible()  # Ace replaced the plain textarea
-    page.evaluate("code => window.codeEditor.setValue(code, 1)", code)
-    editor.click()
-    page.keyboard.press("Control+Enter")
-
-
 def test_a_correct_submission_shows_progress_then_passes_with_heatmaps(
     student_page: Page, screenshot: Callable[..., object]
 ) -> None:
-    submit_with_keyboard(student_page, CORRECT)
+    submit_code(student_page, CORRECT)
     verdict = student_page.locator("#result .verdict")
     expect(verdict).to_be_visible()
     expect(verdict).to_have_attribute("data-status", "passed", timeout=30_000)
@@ -65,13 +37,13 @@ def test_a_correct_submission_shows_progress_then_passes_with_heatmaps(
 def test_a_missing_scale_is_named_with_its_picture_and_history_diffs(
     student_page: Page, screenshot: Callable[..., object]
 ) -> None:
-    submit_with_keyboard(student_page, MISSING_SCALE)
+    submit_code(student_page, MISSING_SCALE)
     verdict = student_page.locator("#result .verdict")
     expect(verdict).to_have_attribute("data-status", "failed", timeout=30_000)
     expect(verdict.locator('.misconception[data-code="missing-scale"]')).to_be_visible()
     screenshot(student_page, "submission-missing-scale")
 
-    submit_with_keyboard(student_page, CORRECT)
+    submit_code(student_page, CORRECT)
     expect(student_page.locator("#result .verdict")).to_have_attribute(
         "data-status", "passed", timeout=30_000
     )

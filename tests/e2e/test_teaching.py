@@ -9,15 +9,15 @@ rebuttal's text in the verdict itself, while the question page keeps its gate.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
 from grader.engine.misconception_figures import misconception_figure
 from grader.engine.misconceptions import MISCONCEPTIONS
-from tests.pipeline.stack import Redis, Worker, golden
+from tests.e2e.flows import submit_code
+from tests.pipeline.stack import golden
 
 pytestmark = [
     pytest.mark.e2e,
@@ -31,31 +31,8 @@ GRADING_TIMEOUT_MS = 30_000
 TRAINING_TIMEOUT_MS = 60_000  # a few seconds alone; the machine is shared
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[None]:
-    redis = Redis()
-    redis.start()
-    worker = Worker("e2e-teaching")
-    try:
-        worker.start()
-        yield
-    finally:
-        worker.stop()
-        redis.stop()
-
-
-@pytest.fixture
-def student_page(stack: None, logged_in_page: Callable[..., Page]) -> Page:
-    user = get_user_model().objects.create_user("student-teach", password="student-pass-123")
-    return logged_in_page(user, "student-pass-123")
-
-
 def submit(page: Page, code: str) -> None:
-    page.goto("/exercises/scaled-dot-product-attention/")
-    expect(page.locator("#editor")).to_be_visible()
-    page.evaluate("code => window.codeEditor.setValue(code, 1)", code)
-    page.locator("#editor").click()
-    page.keyboard.press("Control+Enter")
+    submit_code(page, code)
     expect(page.locator("#result .verdict")).to_have_attribute(
         "data-status", "failed", timeout=GRADING_TIMEOUT_MS
     )

@@ -196,3 +196,19 @@ def test_hidden_check_messages_are_withheld_from_students_but_shown_to_staff() -
     assert "The details of this check are hidden." in student_html
     staff_html = login("boss", staff=True).get(f"/submissions/{s.pk}/").content.decode()
     assert "secret detail" in staff_html
+
+
+def test_a_queued_submission_shows_how_many_are_ahead_of_it() -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    ann, bob = login("ann"), login("bob")
+    now = timezone.now()
+    make(ann, queued_at=now - timedelta(seconds=3))
+    make(ann, queued_at=now - timedelta(seconds=2))
+    mine = make(bob, queued_at=now)
+    html = bob.get(f"/submissions/{mine.pk}/status/").content.decode()
+    assert "2 ahead of you" in html
+    first = Submission.objects.order_by("queued_at").first()
+    assert "next to be graded" in ann.get(f"/submissions/{first.pk}/status/").content.decode()
