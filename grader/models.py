@@ -132,8 +132,9 @@ class Submission(models.Model):
         return self.status in self.FINAL_STATUSES
 
 
-class RegradePreview(models.Model):
-    """What regrading an exercise would change, computed by a worker; stores no verdict."""
+class WorkerJob(models.Model):
+    """A staff request that a worker computes (the web runs no sandbox): queued, claimed once
+    by one worker, then done or failed. The rows say what was asked and what came of it."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -141,55 +142,62 @@ class RegradePreview(models.Model):
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
 
-    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="previews")
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ("-created_at", "-id")
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @classmethod
+    def claim(cls, pk: int) -> WorkerJob | None:
+        """The job, now running, if this caller is the one to run it; else None."""
+        # Conditional update: a redelivered message must not run the same job twice.
+        claimed = cls.objects.filter(pk=pk, status=cls.Status.QUEUED).update(
+            status=cls.Status.RUNNING
+        )
+        return cls.objects.select_related("exercise").get(pk=pk) if claimed else None
+
+    def finish(self, *, failed: bool, fields: tuple[str, ...] = ()) -> None:
+        self.status = self.Status.FAILED if failed else self.Status.DONE
+        self.finished_at = timezone.now()
+        self.save(update_fields=["status", "finished_at", *fields])
+
+
+class RegradePreview(WorkerJob):
+    """What regrading an exercise would change, computed by a worker; stores no verdict."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="previews")
     total = models.PositiveIntegerField(default=0)
     graded = models.PositiveIntegerField(default=0)
     # [{"submission_id", "username", "old_status", "new_status", "old_score", "new_score"}]
     changes = models.JSONField(default=list, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ("-created_at", "-id")
+    class Meta(WorkerJob.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"Regrade preview of {self.exercise.slug} ({self.status})"
 
-    @property
-    def is_final(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
 
-
-class ExerciseValidation(models.Model):
+class ExerciseValidation(WorkerJob):
     """The admin's Validate of an exercise, computed by a worker (the web runs no sandbox)."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-
     exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="validations")
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
     # The report as the page shows it (see grader.services.exercises.validation_report_view).
     report = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ("-created_at", "-id")
+    class Meta(WorkerJob.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"Validation of {self.exercise.slug} ({self.status})"
-
-    @property
-    def is_final(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)

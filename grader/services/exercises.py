@@ -5,14 +5,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from django.db import transaction
-from django.utils import timezone
-
 from grader.engine.executors.base import Executor
 from grader.engine.validation import ValidationReport, validate_spec
 from grader.models import Exercise, ExerciseValidation
-from grader.publish import VALIDATE_EXERCISE, task_publish
+from grader.publish import VALIDATE_EXERCISE
 from grader.selectors.exercises import exercise_spec_get
+from grader.services.jobs import job_request
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -67,31 +65,23 @@ def exercise_validation_request(
     *, exercise: Exercise, user: AbstractBaseUser
 ) -> ExerciseValidation:
     """Ask a worker to validate the exercise: the web process never runs a sandbox itself."""
-    with transaction.atomic():
-        validation = ExerciseValidation.objects.create(exercise=exercise, requested_by=user)
-        validation_id = validation.pk
-        transaction.on_commit(lambda: task_publish(name=VALIDATE_EXERCISE, args=(validation_id,)))
-    return validation
+    return job_request(
+        model=ExerciseValidation, task=VALIDATE_EXERCISE, exercise=exercise, user=user
+    )
 
 
 def exercise_validation_run(*, validation_id: int, executor: Executor) -> ExerciseValidation | None:
     """Compute a requested validation (in a worker). Returns None if another worker has it."""
-    # Conditional update: a redelivered message must not run the same validation twice.
-    claimed = ExerciseValidation.objects.filter(
-        pk=validation_id, status=ExerciseValidation.Status.QUEUED
-    ).update(status=ExerciseValidation.Status.RUNNING)
-    if not claimed:
+    validation = ExerciseValidation.claim(validation_id)
+    if validation is None:
         return None
-    validation = ExerciseValidation.objects.select_related("exercise").get(pk=validation_id)
     try:
         report = exercise_validate(exercise=validation.exercise, executor=executor)
     except Exception as exc:
         log.exception("validation %s failed", validation_id)
-        validation.status = ExerciseValidation.Status.FAILED
         validation.error = str(exc)[:2000]
+        validation.finish(failed=True, fields=("error",))
     else:
-        validation.status = ExerciseValidation.Status.DONE
         validation.report = validation_report_view(report)
-    validation.finished_at = timezone.now()
-    validation.save(update_fields=["status", "report", "error", "finished_at"])
+        validation.finish(failed=False, fields=("report",))
     return validation

@@ -28,6 +28,7 @@ from grader.engine.executors.extra import ExtraCallsExecutor
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, RegradePreview, Submission
 from grader.publish import GRADE_SUBMISSION, REGRADE_PREVIEW, task_publish
+from grader.services.jobs import job_request
 from quizsite.ratelimit import rate_limit_hit
 
 if TYPE_CHECKING:
@@ -487,33 +488,23 @@ def _same_score(a: float | None, b: float | None) -> bool:
 
 def regrade_preview_request(*, exercise: Exercise, user: AbstractBaseUser) -> RegradePreview:
     """Ask a worker for a regrade preview: the web process never runs a sandbox itself."""
-    with transaction.atomic():
-        preview = RegradePreview.objects.create(exercise=exercise, requested_by=user)
-        preview_id = preview.pk
-        transaction.on_commit(lambda: task_publish(name=REGRADE_PREVIEW, args=(preview_id,)))
-    return preview
+    return job_request(model=RegradePreview, task=REGRADE_PREVIEW, exercise=exercise, user=user)
 
 
 def regrade_preview_run(*, preview_id: int, executor: Executor) -> RegradePreview | None:
     """Compute a requested preview (in a worker). Returns None if another worker has it."""
-    # Conditional update: a redelivered message must not compute the same preview twice.
-    claimed = RegradePreview.objects.filter(
-        pk=preview_id, status=RegradePreview.Status.QUEUED
-    ).update(status=RegradePreview.Status.RUNNING)
-    if not claimed:
+    preview = RegradePreview.claim(preview_id)
+    if preview is None:
         return None
-    preview = RegradePreview.objects.select_related("exercise").get(pk=preview_id)
     try:
         result = submissions_regrade_preview(exercise=preview.exercise, executor=executor)
     except Exception:
         log.exception("regrade preview %s failed", preview_id)
-        preview.status = RegradePreview.Status.FAILED
+        preview.finish(failed=True)
     else:
-        preview.status = RegradePreview.Status.DONE
         preview.total, preview.graded = result.total, result.graded
         preview.changes = [asdict(change) for change in result.changes]
-    preview.finished_at = timezone.now()
-    preview.save(update_fields=["status", "total", "graded", "changes", "finished_at"])
+        preview.finish(failed=False, fields=("total", "graded", "changes"))
     return preview
 
 
