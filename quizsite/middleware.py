@@ -34,8 +34,8 @@ class BodySizeLimitMiddleware:
                 response = JsonResponse({"detail": message}, status=413)
             else:
                 response = HttpResponse(message, status=413, content_type="text/plain")
-            # Don't keep the connection for a body we won't read.
-            response["Connection"] = "close"
+            # No "Connection: close" here: it is a hop-by-hop header, which a WSGI app may not
+            # set (wsgiref, under runserver, turns it into a 500); the server decides.
             return response
         return self.get_response(request)
 
