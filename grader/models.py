@@ -119,6 +119,8 @@ class Submission(models.Model):
         ordering = ("-received_at", "-id")
         indexes = [
             models.Index(fields=["status", "lease_expires_at"]),
+            # The queue position shown on every poll and the sweeper's "queued too long" scan.
+            models.Index(fields=["status", "queued_at"]),
             models.Index(fields=["user", "exercise", "-received_at"]),
         ]
         # Regrading rewrites students' scores: a right of its own, apart from reading them.
