@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -12,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from questions import selectors, services
 from questions.forms import AnswerForm, FollowUpAnswerForm, QuestionFilterForm
-from questions.models import Question
+from questions.models import FollowUp, Question
 from questions.rendering import render_markdown, render_segments
 from quizsite.ratelimit import client_ip
 
@@ -86,35 +87,16 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return _detail_response(request, question)
 
 
-@require_POST
-def question_answer(request: HttpRequest, slug: str) -> HttpResponse:
-    question = selectors.question_get(slug=slug)
-    form = AnswerForm(request.POST)
-    if not form.is_valid():
-        return _detail_response(request, question, answer_form=form, status=400)
-    owner = services.owner_for_request(request=request, create=True)
-    try:
-        services.attempt_create(
-            question=question,
-            text=form.cleaned_data["text"],
-            user=owner.user,
-            session_key=owner.session_key,
-            client=client_ip(request),
-        )
-    except services.AnswerThrottled as exc:
-        form.add_error("text", exc.message)
-        return _detail_response(request, question, answer_form=form, status=429)
-    messages.success(request, ANSWER_SAVED)
-    return redirect(f"{question.get_absolute_url()}#assessment")
-
-
-@require_POST
-def follow_up_answer(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    question = selectors.question_get(slug=slug)
-    follow_up = get_object_or_404(question.follow_ups.all(), pk=pk)
-    form = FollowUpAnswerForm(request.POST, follow_up=follow_up)
-    if not form.is_valid():
-        return _detail_response(request, question, bound_follow_up=form, status=400)
+def _attempt_store(
+    request: HttpRequest,
+    question: Question,
+    form: forms.Form,
+    *,
+    form_context: str,
+    follow_up: FollowUp | None = None,
+) -> HttpResponse | None:
+    """Assess and store a valid answer; the page again, with the message, if it is refused by
+    the answer limit (the same limit the API applies)."""
     owner = services.owner_for_request(request=request, create=True)
     try:
         services.attempt_create(
@@ -127,10 +109,39 @@ def follow_up_answer(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         )
     except services.AnswerThrottled as exc:
         form.add_error("text", exc.message)
-        return _detail_response(request, question, bound_follow_up=form, status=429)
+        return _detail_response(request, question, status=429, **{form_context: form})
+    return None
+
+
+@require_POST
+def question_answer(request: HttpRequest, slug: str) -> HttpResponse:
+    question = selectors.question_get(slug=slug)
+    form = AnswerForm(request.POST)
+    if not form.is_valid():
+        return _detail_response(request, question, answer_form=form, status=400)
+    refused = _attempt_store(request, question, form, form_context="answer_form")
+    if refused is not None:
+        return refused
+    messages.success(request, ANSWER_SAVED)
+    return redirect(f"{question.get_absolute_url()}#assessment")
+
+
+@require_POST
+def follow_up_answer(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    question = selectors.question_get(slug=slug)
+    follow_up = get_object_or_404(question.follow_ups.all(), pk=pk)
+    form = FollowUpAnswerForm(request.POST, follow_up=follow_up)
+    if not form.is_valid():
+        return _detail_response(request, question, bound_follow_up=form, status=400)
+    try:
+        refused = _attempt_store(
+            request, question, form, form_context="bound_follow_up", follow_up=follow_up
+        )
     except ValidationError as exc:
         messages.error(request, exc.messages[0])
         return redirect(question.get_absolute_url())
+    if refused is not None:
+        return refused
     messages.success(request, FOLLOW_UP_SAVED)
     return redirect(f"{question.get_absolute_url()}#{follow_up.anchor}")
 
