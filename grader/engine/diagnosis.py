@@ -22,10 +22,12 @@ no code is named.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -117,10 +119,32 @@ class DiagnosticProbe:
     form: int = 0
     # Index (in the probe list) of the 2-D input this one is a batched copy of.
     base: int | None = None
+    # What our trusted functions return on this input, computed once: the fixed probes of a
+    # worker (see fixed_probes) keep it from one grade to the next. ``replace`` shares it.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _probe(call: Call, *tags: str) -> DiagnosticProbe:
     return DiagnosticProbe(call, frozenset(tags))
+
+
+# The diagnostic inputs are the same for every submission. They never score (a passing
+# submission is never diagnosed, and a diagnosis changes no score), so nothing is gained by
+# guessing them; being fixed, what the reference and every known wrong implementation return
+# on them is computed once per worker process instead of at every grade.
+DIAGNOSIS_SEED = 20260101
+
+
+@functools.cache
+def fixed_probes(kind: str) -> tuple[DiagnosticProbe, ...]:
+    """The diagnostic inputs of ``kind`` every grade uses (read-only; outcomes memoised)."""
+    rng = np.random.default_rng([DIAGNOSIS_SEED, zlib.crc32(kind.encode())])
+    probes = tuple(diagnostic_probes(kind, rng))
+    for probe in probes:
+        for value in (*probe.call.args, *probe.call.kwargs.values()):
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False  # shared by every grade of this process
+    return probes
 
 
 def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticProbe]:
@@ -249,9 +273,42 @@ def _trusted_outcome(func: Any, call: Call) -> np.ndarray | _Raised:
     kwargs = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in call.kwargs.items()}
     try:
         with np.errstate(all="ignore"):  # overflow is the point of some wrong implementations
-            return np.asarray(func(*args, **kwargs), dtype=np.float64)
+            out = np.array(func(*args, **kwargs), dtype=np.float64)
     except Exception:
         return RAISED
+    out.flags.writeable = False  # memoised and shared: nobody may change it
+    return out
+
+
+def _outcome(func: Any, probe: DiagnosticProbe, extra: dict[str, str] | None = None) -> Outcome:
+    """``func`` on the probe's input (with ``extra`` keyword arguments), computed once."""
+    key = (func, tuple(sorted(extra.items())) if extra else ())
+    if key not in probe.memo:
+        call = probe.call
+        if extra:
+            call = Call(args=call.args, kwargs={**call.kwargs, **extra})
+        probe.memo[key] = _trusted_outcome(func, call)
+    return probe.memo[key]
+
+
+def _memo(probe: DiagnosticProbe, key: Any, compute: Callable[[], Any]) -> Any:
+    if key not in probe.memo:
+        probe.memo[key] = compute()
+    return probe.memo[key]
+
+
+def _differs(
+    func: Any, probe: DiagnosticProbe, ref: Outcome, extra: dict[str, str] | None = None
+) -> bool:
+    """Does ``func`` differ from the reference on this probe by more than float noise?"""
+    key = ("differs", func, tuple(sorted(extra.items())) if extra else ())
+    return bool(
+        _memo(
+            probe,
+            key,
+            lambda: not _same(_outcome(func, probe, extra), ref, DIFFER_RTOL, DIFFER_ATOL),
+        )
+    )
 
 
 def _student_outcome(result: CallResult | None) -> np.ndarray | _Raised | None:
@@ -264,15 +321,26 @@ def _student_outcome(result: CallResult | None) -> np.ndarray | _Raised | None:
     return result.output.astype(np.float64)
 
 
+_TOLERANCE_CAP = 1e300
+
+
 def _same(a: np.ndarray | _Raised, b: np.ndarray | _Raised, rtol: float, atol: float) -> bool:
+    """Same shape, non-finite in the same places, and allclose where finite.
+
+    Hundreds of these run per diagnosis, so the common case is one pass of plain ufuncs:
+    |a - b| <= atol + rtol·|b| (with |b| capped) holds only where both are finite, and is then
+    the whole answer; np.allclose's generality cost ten times more."""
     if isinstance(a, _Raised) or isinstance(b, _Raised):
         return a is b
     if a.shape != b.shape:
         return False
-    fa, fb = np.isfinite(a), np.isfinite(b)
-    if not np.array_equal(fa, fb):
-        return False
-    return bool(np.allclose(a[fa], b[fb], rtol=rtol, atol=atol))
+    with np.errstate(invalid="ignore", over="ignore"):
+        # Capped: an infinite b must not make an infinite tolerance (inf <= inf holds).
+        close = np.abs(a - b) <= atol + rtol * np.minimum(np.abs(b), _TOLERANCE_CAP)
+    if close.all():
+        return True
+    fa = np.isfinite(a)
+    return bool(np.array_equal(fa, np.isfinite(b)) and close[fa].all())
 
 
 def _mutated(call: Call, result: CallResult | None) -> bool:
@@ -314,7 +382,7 @@ def diagnose(
     ref_func = _REFERENCES[kind]
     outcomes = [_student_outcome(r) for r in results]
     seen = _seen(probes, results, outcomes)
-    refs = [_trusted_outcome(ref_func, s.probe.call) for s in seen]
+    refs = [_outcome(ref_func, s.probe) for s in seen]
 
     for item, ref in zip(seen, refs, strict=True):
         if _mutated(item.asked.call, item.result):
@@ -396,9 +464,9 @@ def _matches(
     for probe, ref, student in zip(probes, refs, students, strict=True):
         if not (impl.tags & probe.tags) or student is None:
             continue
-        wrong_out = _trusted_outcome(impl.func, probe.call)
-        if _same(wrong_out, ref, DIFFER_RTOL, DIFFER_ATOL):
+        if not _differs(impl.func, probe, ref):
             continue  # this input does not tell the two apart
+        wrong_out = _outcome(impl.func, probe)
         differing += 1
         target, atol = wrong_out, MATCH_ATOL
         if decimals is not None and isinstance(wrong_out, np.ndarray):
@@ -480,14 +548,13 @@ def _agrees_everywhere(
     for probe, ref, student in zip(probes, refs, students, strict=True):
         if student is None:
             continue
-        call = Call(args=probe.call.args, kwargs={**probe.call.kwargs, **kwargs})
-        out = _trusted_outcome(func, call)
+        out = _outcome(func, probe, kwargs)
         atol = MATCH_ATOL
         if decimals is not None and isinstance(out, np.ndarray):
             out, atol = np.round(out, decimals), MATCH_ATOL + 1.01 * 10.0**-decimals
         if not _same(student, out, MATCH_RTOL, atol):
             return False
-        differs = differs or not _same(out, ref, DIFFER_RTOL, DIFFER_ATOL)
+        differs = differs or _differs(func, probe, ref, kwargs)
     return differs
 
 
@@ -521,25 +588,30 @@ def _softmax_other_axis(seen: Sequence[_Seen], refs: Sequence[Outcome]) -> bool:
         if _same(student, ref, MATCH_RTOL, MATCH_ATOL):
             continue
         differing += 1
-        args = item.probe.call.args
-        x = np.asarray(args[0], dtype=np.float64)
-        axis = int(args[1]) if len(args) > 1 else -1
-        # Along any other axis or set of axes (a loop over rows of a 3-D array normalises
-        # each 2-D slice; over no axis at all, every value becomes 1).
-        subsets = [
-            axes
-            for r in range(x.ndim + 1)
-            for axes in itertools.combinations(range(x.ndim), r)
-            if axes != (axis % x.ndim,)
-        ]
-        others = [_softmax_over(x, axes) for axes in subsets]
-        # The max taken along the axis but the sum over others (e / np.sum(e)).
-        shifted = np.exp(x - x.max(axis=axis, keepdims=True))
-        others += [shifted / shifted.sum(axis=axes, keepdims=True) for axes in subsets if axes]
-        others.append(_trusted_outcome(wrong.softmax_missing_keepdims, item.probe.call))
+        others = _memo(item.probe, "other-axes", lambda probe=item.probe: _other_axes(probe))
         if not any(_same(student, o, MATCH_RTOL, MATCH_ATOL) for o in others):
             return False
     return differing > 0
+
+
+def _other_axes(probe: DiagnosticProbe) -> list[Outcome]:
+    """The softmax of a plain probe's input along every other axis or set of axes (a loop over
+    rows of a 3-D array normalises each 2-D slice; over no axis at all, every value is 1)."""
+    args = probe.call.args
+    x = np.asarray(args[0], dtype=np.float64)
+    axis = int(args[1]) if len(args) > 1 else -1
+    subsets = [
+        axes
+        for r in range(x.ndim + 1)
+        for axes in itertools.combinations(range(x.ndim), r)
+        if axes != (axis % x.ndim,)
+    ]
+    others: list[Outcome] = [_softmax_over(x, axes) for axes in subsets]
+    # The max taken along the axis but the sum over others (e / np.sum(e)).
+    shifted = np.exp(x - x.max(axis=axis, keepdims=True))
+    others += [shifted / shifted.sum(axis=axes, keepdims=True) for axes in subsets if axes]
+    others.append(_outcome(wrong.softmax_missing_keepdims, probe))
+    return others
 
 
 def _softmax_over(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -654,7 +726,7 @@ def _batch_codes(
     # (Not on masked or large scores, where -1e9 and -inf, or overflow, differ in other ways.)
     usable = [i for i, p in enumerate(probes) if p.form and not p.tags & {MASK, LARGE}]
     batch_probes = [replace(probes[i], tags=probes[i].tags | {BATCH}) for i in usable]
-    refs = [_trusted_outcome(_REFERENCES[kind], p.call) for p in batch_probes]
+    refs = [_outcome(_REFERENCES[kind], p) for p in batch_probes]
     students = [outcomes[i] for i in usable]
     for impl in wrong_implementations_for(kind):
         if BATCH in impl.tags and _matches(impl, batch_probes, refs, students):

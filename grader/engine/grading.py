@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from grader.engine import checks as check_library
-from grader.engine.checks import JudgeInternalError, Probe, messages
-from grader.engine.diagnosis import diagnose, diagnostic_probes
+from grader.engine.checks import JudgeInternalError, Probe, messages, probe_expected
+from grader.engine.diagnosis import diagnose, fixed_probes
 from grader.engine.executors.base import Call, CallResult, Executor, Limits, RunResult, RunStatus
 
 log = logging.getLogger("grader.engine.grading")
@@ -107,10 +107,6 @@ def check_rng(seed: int, index: int, name: str) -> np.random.Generator:
     return np.random.default_rng([int(seed) % 2**64, index, zlib.crc32(name.encode())])
 
 
-def diagnosis_rng(seed: int) -> np.random.Generator:
-    return np.random.default_rng([int(seed) % 2**64, zlib.crc32(b"diagnosis")])
-
-
 @dataclass
 class _Planned:
     spec: CheckSpec
@@ -135,7 +131,13 @@ def grade(*, spec: ExerciseSpec, code: str, seed: int, executor: Executor) -> Ve
         return Verdict(status=ERROR, score=0.0, message=MSG_NO_CHECKS)
 
     try:
-        run = executor.run(code=code, entry_point=spec.entry_point, calls=calls, limits=spec.limits)
+        run = executor.run(
+            code=code,
+            entry_point=spec.entry_point,
+            calls=calls,
+            limits=spec.limits,
+            while_running=lambda: _expect(spec.kind, planned),
+        )
     except Exception:
         log.exception("executor failed on %s", spec.slug)
         return _internal()
@@ -153,6 +155,13 @@ def grade(*, spec: ExerciseSpec, code: str, seed: int, executor: Executor) -> Ve
         return _internal(run.stdout)
 
 
+def _expect(kind: str, planned: Sequence[_Planned]) -> None:
+    """Every reference output the checks compare with: computed while the student's code runs."""
+    for item in planned:
+        for probe in item.probes:
+            probe_expected(kind, probe)
+
+
 def _plan(spec: ExerciseSpec, seed: int) -> tuple[list[_Planned], list[Call], list[Any]]:
     planned: list[_Planned] = []
     calls: list[Call] = []
@@ -164,7 +173,7 @@ def _plan(spec: ExerciseSpec, seed: int) -> tuple[list[_Planned], list[Call], li
         probes = check.prepare(params, check_rng(seed, index, cs.name), spec.kind)
         planned.append(_Planned(cs, cs.label or check.label, params, probes, len(calls)))
         calls.extend(p.call for p in probes)
-    diag = diagnostic_probes(spec.kind, diagnosis_rng(seed)) if spec.diagnose else []
+    diag = list(fixed_probes(spec.kind)) if spec.diagnose else []
     calls.extend(p.call for p in diag)
     return planned, calls, diag
 

@@ -27,7 +27,7 @@ class SourceLookupExecutor:
         self.closed = False
         self.runs = 0
 
-    def run(self, *, code, entry_point, calls, limits):
+    def run(self, *, code, entry_point, calls, limits, while_running=None):
         self.runs += 1
         return CallableExecutor(self.table[code]).run(
             code="", entry_point=entry_point, calls=calls, limits=limits

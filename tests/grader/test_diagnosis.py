@@ -243,7 +243,7 @@ def test_grading_still_makes_one_run_with_the_batched_diagnostic_calls():
     runs = []
 
     class Counting(CallableExecutor):
-        def run(self, *, code, entry_point, calls, limits):
+        def run(self, *, code, entry_point, calls, limits, while_running=None):
             runs.append(len(calls))
             return super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
 
@@ -467,3 +467,65 @@ def test_a_traceback_in_a_message_shows_the_exception_first_and_the_students_lin
     probe = Probe(call=None, what="the worked example")  # type: ignore[arg-type]
     message = output_problem(probe, CallResult(error=text))
     assert message.startswith("On the worked example, your function raised an error:\nValueError")
+
+
+# --- fixed diagnostic inputs, memoised outcomes ------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", reference.KINDS)
+def test_every_grade_uses_the_same_read_only_diagnostic_inputs(kind):
+    from grader.engine.diagnosis import fixed_probes
+
+    probes = fixed_probes(kind)
+    assert probes is fixed_probes(kind)  # built once per process
+    arrays = [a for p in probes for a in (*p.call.args, *p.call.kwargs.values())]
+    arrays = [a for a in arrays if isinstance(a, np.ndarray)]
+    assert arrays and not any(a.flags.writeable for a in arrays)
+
+
+def test_a_second_diagnosis_runs_no_trusted_function_again(monkeypatch):
+    from grader.engine import diagnosis
+    from grader.engine.wrong_implementations import attention_missing_scale
+
+    probes = diagnosis.fixed_probes(reference.KIND_ATTENTION)
+    student = CallableExecutor(attention_missing_scale)
+    results = student.run(
+        code="", entry_point="", calls=[p.call for p in probes], limits=None
+    ).calls
+    assert diagnosis.diagnose(reference.KIND_ATTENTION, probes, results) == ["missing-scale"]
+
+    ran = []
+    real = diagnosis._trusted_outcome
+    monkeypatch.setattr(diagnosis, "_trusted_outcome", lambda f, c: ran.append(f) or real(f, c))
+    assert diagnosis.diagnose(reference.KIND_ATTENTION, probes, results) == ["missing-scale"]
+    assert ran == []
+
+
+def _same_as_allclose(a, b, rtol, atol):
+    # What _same computed before it was made fast: the definition it must keep.
+    if a.shape != b.shape:
+        return False
+    fa, fb = np.isfinite(a), np.isfinite(b)
+    if not np.array_equal(fa, fb):
+        return False
+    return bool(np.allclose(a[fa], b[fb], rtol=rtol, atol=atol))
+
+
+_values = st.sampled_from([0.0, 1.0, -1.0, 1e-5, 0.5001, 1e3, np.inf, -np.inf, np.nan])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    a=st.lists(_values, min_size=1, max_size=6),
+    noise=st.lists(st.sampled_from([0.0, 1e-6, 1e-4, 1e-2, np.nan, np.inf]), min_size=6),
+)
+def test_the_fast_comparison_agrees_with_allclose(a, noise):
+    from grader.engine.diagnosis import MATCH_ATOL, MATCH_RTOL, _same
+
+    x = np.array(a)
+    with np.errstate(invalid="ignore"):
+        y = x + np.array(noise[: len(a)])
+    for u, v in ((x, y), (y, x), (x, x)):
+        assert _same(u, v, MATCH_RTOL, MATCH_ATOL) == _same_as_allclose(
+            u, v, MATCH_RTOL, MATCH_ATOL
+        )

@@ -67,6 +67,18 @@ def main() -> None:
                 t0 = time.perf_counter()
                 result = executor.run(**kwargs)
                 reply = (result, time.perf_counter() - t0, executor.zygote_starts)
+            elif op == "run_with_hook":
+                # The grader's while_running hook: our trusted work, run while the child runs.
+                assert executor is not None
+                hooked: list[bool] = []
+
+                def hook() -> None:
+                    hooked.append(True)
+                    if kwargs["hook_raises"]:
+                        raise RuntimeError("the caller's own work failed")
+
+                result = executor.run(**kwargs["run"], while_running=hook)
+                reply = (result, len(hooked))
             elif op == "self_check":
                 assert executor is not None
                 executor.self_check()

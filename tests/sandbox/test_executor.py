@@ -297,3 +297,25 @@ def test_results_beyond_the_total_bound_are_bad_output(sandbox: FencedSandbox) -
     assert result.status == RunStatus.BAD_OUTPUT
     assert result.message == M.MSG_BAD_OUTPUT
     assert [float(c.output[0]) for c in result.calls] == [0.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("hook_raises", [False, True])
+def test_the_callers_work_runs_once_while_the_child_computes(
+    sandbox: FencedSandbox, hook_raises: bool
+) -> None:
+    # The grader computes the reference outputs there; a failure in it is ours and must not
+    # change the student's run (the checks compute what they need again).
+    code = "def f(x):\n    return x * 2\n"
+    run, hooked = sandbox.call(
+        "run_with_hook",
+        run={
+            "code": code,
+            "entry_point": "f",
+            "calls": [Call(args=(np.arange(3.0),)) for _ in range(4)],
+            "limits": Limits(),
+        },
+        hook_raises=hook_raises,
+    )
+    assert hooked == 1
+    assert run.status == RunStatus.OK
+    assert [list(c.output) for c in run.calls] == [[0.0, 2.0, 4.0]] * 4

@@ -8,7 +8,7 @@ lists the checks it uses, by name, with parameters and weights (``ExerciseCheck`
 from __future__ import annotations
 
 from grader.engine.checks.attention import Mask, Saturation, Scale, Shapes, WorkedExample
-from grader.engine.checks.base import Check, Outcome, Param, ParamsError, Probe
+from grader.engine.checks.base import Check, Outcome, Param, ParamsError, Probe, probe_expected
 from grader.engine.checks.common import JudgeInternalError, NoMutation, Stability, WeightsNormalized
 from grader.engine.checks.multi_head import HeadWidth, MultiHeadShapes, MultiHeadValues
 from grader.engine.checks.softmax import SoftmaxAxis, SoftmaxValues
@@ -59,4 +59,5 @@ __all__ = [
     "UnknownCheck",
     "check_get",
     "checks_for_kind",
+    "probe_expected",
 ]

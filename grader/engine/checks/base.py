@@ -84,6 +84,16 @@ class Probe:
     what: str
     # Free-form data the check needs to judge this call (never sent to the executor).
     info: Mapping[str, Any] = field(default_factory=dict)
+    # The reference's output, once computed (see probe_expected).
+    _expected: list[np.ndarray] = field(default_factory=list, compare=False, repr=False)
+
+
+def probe_expected(kind: str, probe: Probe) -> np.ndarray:
+    """The reference's output on the probe's input, computed once. The grader computes it
+    while the sandbox runs the student's code, so judging finds it ready."""
+    if not probe._expected:
+        probe._expected.append(reference.evaluate(kind, probe.call.args, probe.call.kwargs))
+    return probe._expected[0]
 
 
 @dataclass(frozen=True)
@@ -275,7 +285,7 @@ def compare_with_reference(
     if problem is not None:
         return problem
     assert result is not None and result.output is not None
-    expected = reference.evaluate(kind, probe.call.args, probe.call.kwargs)
+    expected = probe_expected(kind, probe)
     return (
         shape_problem(probe, result.output, expected.shape)
         or finite_problem(probe, result.output)

@@ -14,6 +14,7 @@ from grader.engine.checks.base import (
     compare_with_reference,
     finite_problem,
     output_problem,
+    probe_expected,
     readable_error,
     shape_problem,
     shape_text,
@@ -147,7 +148,7 @@ class WeightsNormalized(Check):
             if problem:
                 return Outcome(False, problem)
             out = result.output
-            expected_shape = reference.evaluate(kind, probe.call.args, probe.call.kwargs).shape
+            expected_shape = probe_expected(kind, probe).shape
             problem = shape_problem(probe, out, expected_shape) or finite_problem(probe, out)
             if problem:
                 return Outcome(False, problem)

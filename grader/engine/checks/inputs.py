@@ -16,7 +16,7 @@ WORKED_OUTPUT = np.array([[0.814, 0.494], [0.494, 0.814], [0.767, 0.616]])
 
 def unit(rng: np.random.Generator, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
     """Unit-variance normal entries: the setting of the variance argument for √d_k."""
-    return rng.standard_normal(shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype, copy=False)
 
 
 def key_mask(rng: np.random.Generator, shape: tuple[int, ...], p_keep: float = 0.6) -> np.ndarray:

@@ -6,7 +6,7 @@ No Django imports here: the sandbox and the pure grading maths depend on this mo
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -82,10 +82,20 @@ class RunResult:
 
 
 class Executor(Protocol):
-    """Runs untrusted code somewhere that is not this process, and returns only outputs."""
+    """Runs untrusted code somewhere that is not this process, and returns only outputs.
+
+    ``while_running``, if given, is called once with the calls handed over and not yet done:
+    trusted work of the caller's (the reference outputs) that then costs no wall-clock time.
+    """
 
     def run(
-        self, *, code: str, entry_point: str, calls: Sequence[Call], limits: Limits
+        self,
+        *,
+        code: str,
+        entry_point: str,
+        calls: Sequence[Call],
+        limits: Limits,
+        while_running: Callable[[], None] | None = None,
     ) -> RunResult: ...
 
     def close(self) -> None: ...

@@ -7,7 +7,7 @@ instead of two, and slow student code is run once, not twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from grader.engine.executors.base import Call, CallResult, Executor, Limits, RunResult, RunStatus
@@ -27,13 +27,29 @@ class ExtraCallsExecutor:
         self.extra_status: RunStatus | None = None
 
     def run(
-        self, *, code: str, entry_point: str, calls: Sequence[Call], limits: Limits
+        self,
+        *,
+        code: str,
+        entry_point: str,
+        calls: Sequence[Call],
+        limits: Limits,
+        while_running: Callable[[], None] | None = None,
     ) -> RunResult:
         if self.extra_status is not None or not self.extra:  # only the first run carries them
-            return self.inner.run(code=code, entry_point=entry_point, calls=calls, limits=limits)
+            return self.inner.run(
+                code=code,
+                entry_point=entry_point,
+                calls=calls,
+                limits=limits,
+                while_running=while_running,
+            )
         n = len(calls)
         result = self.inner.run(
-            code=code, entry_point=entry_point, calls=[*calls, *self.extra], limits=limits
+            code=code,
+            entry_point=entry_point,
+            calls=[*calls, *self.extra],
+            limits=limits,
+            while_running=while_running,
         )
         self.extra_status = result.status
         self.extra_results = list(result.calls[n:])

@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -217,7 +217,13 @@ class SandboxExecutor:
     # --- public -------------------------------------------------------------------------------
 
     def run(
-        self, *, code: str, entry_point: str, calls: Sequence[Call], limits: Limits
+        self,
+        *,
+        code: str,
+        entry_point: str,
+        calls: Sequence[Call],
+        limits: Limits,
+        while_running: Callable[[], None] | None = None,
     ) -> RunResult:
         lim = L.clamp(limits)
         request = self._encode(code, entry_point, calls, lim)
@@ -230,7 +236,7 @@ class SandboxExecutor:
                 log.critical("sandbox: refusing to run (fail closed): %s", e)
                 return RunResult(RunStatus.INTERNAL, [], M.MSG_INTERNAL)
             try:
-                return self._run(request, entry_point, calls, lim)
+                return self._run(request, entry_point, calls, lim, while_running)
             except _Broken as e:
                 log.error("sandbox: internal failure, restarting the zygote: %s", e)
                 self._stop()
@@ -488,14 +494,19 @@ class SandboxExecutor:
         return b"".join(parts)
 
     def _run(
-        self, request: bytes, entry_point: str, calls: Sequence[Call], lim: Limits
+        self,
+        request: bytes,
+        entry_point: str,
+        calls: Sequence[Call],
+        lim: Limits,
+        while_running: Callable[[], None] | None = None,
     ) -> RunResult:
         zygote = self._zygote
         assert zygote is not None
         child = self._take_child()
         state = _RunState(calls=calls, entry_point=entry_point)
         try:
-            killed_for = self._drive(zygote, child, request, state, lim)
+            killed_for = self._drive(zygote, child, request, state, lim, while_running)
             # Killed or dead without a final frame: the calls it finished are in the area.
             if not self._collect(state, child) and killed_for is None and state.status is None:
                 killed_for = RunStatus.BAD_OUTPUT
@@ -506,11 +517,20 @@ class SandboxExecutor:
         return self._result(state, killed_for, lim)
 
     def _drive(
-        self, zygote: _Zygote, child: _Child, request: bytes, state: _RunState, lim: Limits
+        self,
+        zygote: _Zygote,
+        child: _Child,
+        request: bytes,
+        state: _RunState,
+        lim: Limits,
+        while_running: Callable[[], None] | None = None,
     ) -> RunStatus | None:
         """Feed the child and read its replies until it answers, dies or is killed.
 
-        Returns the status we killed it for (wall or output limit), if we did.
+        Returns the status we killed it for (wall or output limit), if we did. Once the
+        request is written, ``while_running`` runs here while the child computes: the child
+        writes its outputs to the result area, so it never waits for us meanwhile (the wall
+        clock still counts from the start).
         """
         os.set_blocking(child.req_w, False)
         os.set_blocking(child.res_r, False)
@@ -555,6 +575,9 @@ class SandboxExecutor:
                 if not to_write:
                     os.close(child.req_w)
                     child.req_w = -1
+                    if while_running is not None:
+                        self._while_running(while_running)
+                        while_running = None
             if child.out_r in r:
                 chunk = self._read(child.out_r)
                 if chunk is None:
@@ -577,6 +600,13 @@ class SandboxExecutor:
                         return RunStatus.BAD_OUTPUT
             if zygote.ctrl.fileno() in r:
                 zygote.receive(0)
+
+    @staticmethod
+    def _while_running(work: Callable[[], None]) -> None:
+        try:
+            work()
+        except Exception:  # the caller's own (trusted) work: it redoes it later if needed
+            log.exception("sandbox: the work done while the child ran failed")
 
     @staticmethod
     def _read(fd: int) -> bytes | None:

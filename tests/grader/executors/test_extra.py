@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -20,7 +20,13 @@ class Recording:
         self.cut = cut
 
     def run(
-        self, *, code: str, entry_point: str, calls: Sequence[Call], limits: Limits
+        self,
+        *,
+        code: str,
+        entry_point: str,
+        calls: Sequence[Call],
+        limits: Limits,
+        while_running: Callable[[], None] | None = None,
     ) -> RunResult:
         self.runs.append(len(calls))
         result = self.inner.run(code=code, entry_point=entry_point, calls=calls, limits=limits)
