@@ -1,18 +1,19 @@
-"""Sandbox benchmark: a warm SandboxExecutor against the naive baseline, in one run.
+"""Whole-grade benchmark: a grade through the warm sandbox against the naive design, in one run.
 
-    make bench          (or: .venv/bin/python bench/sandbox.py [--grades 50])
+    make bench-sandbox          (or: .venv/bin/python bench/sandbox.py [--grades 50])
 
-Grades a correct ``attention(Q, K, V, mask=None)`` on the hidden suite of the
-``scaled-dot-product-attention`` exercise (``grader.engine.grading``'s plan of its checks and
-diagnosis), or, if that cannot be imported, on ``synthetic_calls()``. For each design it times
-full runs (inputs in, outputs back as arrays in this process) and prints median and p95:
+Like with like: both sides are ``grader.engine.grading.grade`` end to end (plan the hidden
+inputs, run the submission on them, judge the outputs, and for a wrong submission name its
+misconception); only the executor differs.
 
-- baseline: a fresh ``python -I`` per grade that imports numpy, runs the calls and writes the
-  outputs back (how most graders work, with no isolation at all);
-- sandbox: ``SandboxExecutor.run`` with a warm zygote (every isolation layer on);
-- sandbox + judge: ``grader.engine.grading.grade`` end to end (run + trusted checks), if available.
+- baseline: ``FreshInterpreterExecutor``, a fresh ``python -I`` per grade that imports numpy,
+  runs the calls and writes the outputs back (how most graders work, with no isolation at all);
+- whole grade: ``SandboxExecutor`` with a warm zygote (every isolation layer on).
 
-Run it as root on an otherwise idle machine; noise between runs is about +-25%.
+Graded twice each: a correct attention (bench/correct_attention.py) and a wrong one (the golden
+``missing_scale``, whose grade includes the diagnosis). Also prints the sandbox run alone. Both
+submissions are our own files; no untrusted code runs outside the sandbox. Run it on an
+otherwise idle machine: it prints the load average at the start and the end.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,25 +34,19 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader.engine.executors.base import Call, Limits  # noqa: E402
+from grader.engine.executors.base import (  # noqa: E402
+    Call,
+    CallResult,
+    Limits,
+    RunResult,
+    RunStatus,
+)
 
 CORRECT = (ROOT / "bench" / "correct_attention.py").read_text()
+WRONG = (
+    ROOT / "tests" / "golden" / "scaled-dot-product-attention" / "missing_scale.py"
+).read_text()
 SEED = 20260101
-
-
-def synthetic_calls(seed: int = 0) -> list[Call]:
-    """~30 calls shaped like the hidden suite: 8x64 mostly, d_k up to 512, some masks."""
-    rng = np.random.default_rng(seed)
-    calls = []
-    for i in range(30):
-        n, m = (8, 8) if i % 3 else (8, 12)
-        d_k = (16, 64, 64, 128, 256, 512)[i % 6]
-        q, k, v = rng.normal(size=(n, d_k)), rng.normal(size=(m, d_k)), rng.normal(size=(m, 64))
-        mask = rng.random((n, m)) < 0.7 if i % 4 == 0 else None
-        if mask is not None:
-            mask[:, 0] = True
-        calls.append(Call(args=(q, k, v), kwargs={"mask": mask} if mask is not None else {}))
-    return calls
 
 
 def exercise_spec() -> Any:
@@ -67,22 +62,12 @@ def exercise_spec() -> Any:
     )
 
 
-def suite_calls() -> tuple[list[Call], str]:
-    """The real hidden suite if the grader can plan it here, else the synthetic one."""
-    try:
-        from grader.engine.grading import _plan
-
-        _, calls, _ = _plan(exercise_spec(), SEED)
-        return calls, "hidden suite of scaled-dot-product-attention"
-    except Exception as e:  # the lead's modules may be mid-change: still measure something
-        print(f"(hidden suite unavailable: {e!r}; using synthetic calls)", file=sys.stderr)
-        return synthetic_calls(), "synthetic suite"
-
-
 # --- naive baseline ------------------------------------------------------------------------------
 
+# The fresh interpreter's whole job: load the code, run every call (an exception is that call's
+# result, as in the sandbox), send back the outputs and, where asked, the inputs after the call.
 BASELINE_CHILD = r"""
-import io, json, sys
+import io, json, sys, traceback
 import numpy as np
 data = sys.stdin.buffer.read()
 head_len = int.from_bytes(data[:8], "little")
@@ -92,18 +77,27 @@ ns = {"__name__": "submission"}
 exec(compile(head["code"], "submission.py", "exec"), ns)
 fn = ns[head["entry_point"]]
 def arg(s):
-    return arrays[s["a"]] if "a" in s else s["v"]
-outs = {}
+    return arrays[s["a"]].copy() if "a" in s else s["v"]
+outs, errors = {}, {}
 for i, c in enumerate(head["calls"]):
-    r = fn(*[arg(s) for s in c["args"]], **{k: arg(s) for k, s in c["kwargs"].items()})
-    outs[f"o{i}"] = np.asarray(r)
+    args = [arg(s) for s in c["args"]]
+    kwargs = {k: arg(s) for k, s in c["kwargs"].items()}
+    try:
+        outs[f"o{i}"] = np.asarray(fn(*args, **kwargs), dtype=np.float64)
+    except Exception:
+        errors[i] = traceback.format_exc(limit=-3)
+        continue
+    if c["return_inputs"]:
+        for j, a in enumerate(x for x in [*args, *kwargs.values()] if isinstance(x, np.ndarray)):
+            outs[f"i{i}_{j}"] = a
 buf = io.BytesIO()
 np.savez(buf, **outs)
-sys.stdout.buffer.write(buf.getvalue())
+err = json.dumps(errors).encode()
+sys.stdout.buffer.write(len(err).to_bytes(8, "little") + err + buf.getvalue())
 """
 
 
-def baseline_request(code: str, entry_point: str, calls: list[Call]) -> bytes:
+def baseline_request(code: str, entry_point: str, calls: Sequence[Call]) -> bytes:
     arrays: dict[str, np.ndarray] = {}
 
     def spec(v: Any) -> dict[str, Any]:
@@ -111,13 +105,17 @@ def baseline_request(code: str, entry_point: str, calls: list[Call]) -> bytes:
             key = f"a{len(arrays)}"
             arrays[key] = v
             return {"a": key}
-        return {"v": v}
+        return {"v": v.item() if isinstance(v, np.generic) else v}
 
     head = {
         "code": code,
         "entry_point": entry_point,
         "calls": [
-            {"args": [spec(a) for a in c.args], "kwargs": {k: spec(v) for k, v in c.kwargs.items()}}
+            {
+                "args": [spec(a) for a in c.args],
+                "kwargs": {k: spec(v) for k, v in c.kwargs.items()},
+                "return_inputs": c.return_inputs,
+            }
             for c in calls
         ],
     }
@@ -127,30 +125,59 @@ def baseline_request(code: str, entry_point: str, calls: list[Call]) -> bytes:
     return len(head_bytes).to_bytes(8, "little") + head_bytes + buf.getvalue()
 
 
-def baseline_grade(code: str, entry_point: str, calls: list[Call]) -> list[np.ndarray]:
-    proc = subprocess.run(
-        [sys.executable, "-I", "-c", BASELINE_CHILD],
-        input=baseline_request(code, entry_point, calls),
-        capture_output=True,
-        check=True,
-        env={"OPENBLAS_NUM_THREADS": "1"},  # the fair, faster setting (see findings)
-    )
-    with np.load(io.BytesIO(proc.stdout), allow_pickle=False) as z:
-        return [z[f"o{i}"] for i in range(len(calls))]
+class FreshInterpreterExecutor:
+    """The naive design as an Executor: one fresh ``python -I`` per run, no isolation. For the
+    benchmark's own trusted files only."""
+
+    def run(
+        self,
+        *,
+        code: str,
+        entry_point: str,
+        calls: Sequence[Call],
+        limits: Limits,
+        while_running: Callable[[], None] | None = None,
+    ) -> RunResult:
+        proc = subprocess.run(
+            [sys.executable, "-I", "-c", BASELINE_CHILD],
+            input=baseline_request(code, entry_point, calls),
+            capture_output=True,
+            check=True,
+            env={"OPENBLAS_NUM_THREADS": "1"},  # the fair, faster setting (see findings)
+        )
+        if while_running is not None:
+            while_running()
+        n = int.from_bytes(proc.stdout[:8], "little")
+        errors = {int(k): v for k, v in json.loads(proc.stdout[8 : 8 + n]).items()}
+        results = []
+        with np.load(io.BytesIO(proc.stdout[8 + n :]), allow_pickle=False) as z:
+            for i, call in enumerate(calls):
+                if i in errors:
+                    results.append(CallResult(error=errors[i]))
+                    continue
+                n_inputs = (
+                    sum(isinstance(a, np.ndarray) for a in call.args) if call.return_inputs else 0
+                )
+                after = tuple(z[f"i{i}_{j}"] for j in range(n_inputs)) if n_inputs else None
+                results.append(CallResult(output=z[f"o{i}"], inputs_after=after))
+        return RunResult(RunStatus.OK, results)
+
+    def close(self) -> None:
+        pass
 
 
 # --- measurement ---------------------------------------------------------------------------------
 
 
-def measure(fn: Callable[[], Any], n: int, warmup: int = 3, pause: float = 0.0) -> list[float]:
-    for _ in range(warmup):
-        fn()
+def measure(fn: Callable[[int], Any], n: int, warmup: int = 3, pause: float = 0.0) -> list[float]:
+    for i in range(warmup):
+        fn(-1 - i)
     times = []
-    for _ in range(n):
+    for i in range(n):
         if pause:
             time.sleep(pause)
         t0 = time.perf_counter()
-        fn()
+        fn(i)
         times.append((time.perf_counter() - t0) * 1000)
     return times
 
@@ -160,10 +187,14 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
-def row(name: str, times: list[float]) -> tuple[str, float, float]:
+def row(name: str, times: list[float]) -> float:
     med, p95 = statistics.median(times), pct(times, 95)
-    print(f"{name:<44} median {med:8.2f} ms   p95 {p95:8.2f} ms   (n={len(times)})")
-    return name, med, p95
+    print(f"{name:<52} median {med:8.2f} ms   p95 {p95:8.2f} ms   (n={len(times)})")
+    return med
+
+
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main() -> int:
@@ -174,59 +205,69 @@ def main() -> int:
     parser.add_argument("--pause-ms", type=float, default=20.0)
     args = parser.parse_args()
 
+    from grader.engine.grading import FAILED, PASSED, _plan, grade
     from grader.engine.sandbox import SandboxExecutor
 
-    calls, suite = suite_calls()
-    print(f"suite: {suite}, {len(calls)} calls; correct attention from bench/correct_attention.py")
-    print(f"load average at the start: {Path('/proc/loadavg').read_text().split()[:3]}")
-    limits = Limits()
-    executor = SandboxExecutor()
+    spec = exercise_spec()
+    pause = args.pause_ms / 1000
+    print(f"load average at the start: {load()} (2 cores)")
+    fresh = FreshInterpreterExecutor()
+    sandbox = SandboxExecutor()
+    results: dict[str, float] = {}
     try:
-        executor.self_check()
+        sandbox.self_check()
+        _, calls, _ = _plan(spec, SEED)
+        for code, status, name in ((CORRECT, PASSED, "correct"), (WRONG, FAILED, "wrong")):
+            # Same verdict both ways, or the comparison means nothing.
+            a = grade(spec=spec, code=code, seed=SEED, executor=fresh)
+            b = grade(spec=spec, code=code, seed=SEED, executor=sandbox)
+            assert a.status == b.status == status and a.diagnosis == b.diagnosis, (a, b)
 
-        # Same outputs both ways (and correct), or the comparison means nothing.
-        run = executor.run(code=CORRECT, entry_point="attention", calls=calls, limits=limits)
-        assert run.status == "ok", (run.status, run.message)
-        base_out = baseline_grade(CORRECT, "attention", calls)
-        for a, b in zip(run.calls, base_out, strict=True):
-            assert a.output is not None and np.array_equal(a.output, b, equal_nan=True)
+            def graded(seed: int, code: str = code, executor: Any = fresh) -> None:
+                grade(spec=spec, code=code, seed=seed % 2**31, executor=executor)
 
-        base = measure(lambda: baseline_grade(CORRECT, "attention", calls), args.baseline_grades)
-
-        def sandbox_grade() -> None:
-            r = executor.run(code=CORRECT, entry_point="attention", calls=calls, limits=limits)
-            assert r.status == "ok"
-
-        pause = args.pause_ms / 1000
-        warm = measure(sandbox_grade, args.grades, warmup=5, pause=pause)
-        b2b = measure(sandbox_grade, args.grades, warmup=2)
-        judged: list[float] = []
-        try:
-            from grader.engine.grading import PASSED, grade
-
-            spec = exercise_spec()
-
-            def full_grade() -> None:
-                verdict = grade(spec=spec, code=CORRECT, seed=SEED, executor=executor)
-                assert verdict.status == PASSED, verdict
-
-            judged = measure(full_grade, args.grades, warmup=3, pause=pause)
-        except ImportError as e:
-            print(f"(grader.engine.grading unavailable: {e!r}; skipping the judged row)")
+            results[f"base-{name}"] = statistics.median(
+                measure(graded, args.baseline_grades, pause=pause)
+            )
+            results[name] = statistics.median(
+                measure(lambda s, c=code: graded(s, c, sandbox), args.grades, pause=pause)
+            )
+            print(f"  {name}: {b.status}, diagnosis {list(b.diagnosis) or 'none'}")
+        run_alone = measure(
+            lambda _: sandbox.run(
+                code=CORRECT, entry_point="attention", calls=calls, limits=Limits()
+            ),
+            args.grades,
+            pause=pause,
+        )
     finally:
-        executor.close()
+        sandbox.close()
 
+    print(f"load average at the end: {load()}")
     print()
-    print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]} (2 cores)")
-    _, base_med, base_p95 = row("baseline: fresh python -I + numpy per grade", base)
-    _, med, p95 = row(f"sandbox: warm zygote ({args.pause_ms:g} ms idle before each)", warm)
-    row("sandbox: warm zygote, back-to-back", b2b)
-    if judged:
-        row("sandbox + trusted judging (grading.grade)", judged)
+    print(f"{'':<52} {'median':>13}")
+    for name in ("correct", "wrong"):
+        base, whole = results[f"base-{name}"], results[name]
+        print(f"baseline, {name}: fresh python -I + numpy, judged      {base:8.2f} ms")
+        print(
+            f"whole grade, {name}: warm sandbox, judged              {whole:8.2f} ms"
+            f"   {base / whole:5.1f}x the baseline"
+        )
+    print(
+        f"sandbox run alone (correct, {len(calls)} calls, no judging)   "
+        f"{statistics.median(run_alone):8.2f} ms"
+    )
     print()
-    print(f"speed-up (median): {base_med / med:.1f}x   (p95): {base_p95 / p95:.1f}x")
-    met = base_med / med >= 15 and med <= 8
-    print(f"target: >= 15x and median <= 8 ms -> {'MET' if met else 'NOT MET'}")
+    goals = (
+        ("correct <= 5 ms", results["correct"] <= 5.0),
+        ("wrong <= 8 ms", results["wrong"] <= 8.0),
+        (
+            "each >= 20x its baseline",
+            all(results[f"base-{n}"] / results[n] >= 20 for n in ("correct", "wrong")),
+        ),
+    )
+    for text, met in goals:
+        print(f"goal: whole grade {text}: {'MET' if met else 'NOT MET'}")
     return 0
 
 

@@ -6,7 +6,10 @@ call services. A message carries ids only; the worker reads everything else from
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import threading
 
 from celery import current_app
 from django.conf import settings
@@ -19,7 +22,8 @@ log = logging.getLogger(__name__)
 GRADE_SUBMISSION = "grader.grade_submission"
 REGRADE_PREVIEW = "grader.regrade_preview"
 VALIDATE_EXERCISE = "grader.validate_exercise"
-TASK_NAMES = (GRADE_SUBMISSION, REGRADE_PREVIEW, VALIDATE_EXERCISE)
+RUN_TRIAL = "grader.run_trial"  # Run before Submit (grader.services.trials)
+TASK_NAMES = (GRADE_SUBMISSION, REGRADE_PREVIEW, VALIDATE_EXERCISE, RUN_TRIAL)
 # Published by beat only (settings.CELERY_BEAT_SCHEDULE), on a queue of its own.
 SWEEP_SUBMISSIONS = "grader.sweep_submissions"
 SWEEPER_QUEUE = "sweeper"
@@ -44,18 +48,66 @@ def _connection() -> Connection:
     )
 
 
-def task_publish(*, name: str, args: tuple[int, ...], countdown: float | None = None) -> bool:
+def task_publish(
+    *,
+    name: str,
+    args: tuple[int, ...],
+    countdown: float | None = None,
+    priority: int | None = None,
+) -> bool:
     """Publish a task message, never blocking the caller for long and never retrying.
+
+    ``priority`` is kombu's Redis priority, 0 to 9, where LOWER is served first: the
+    transport keeps one list per step of ``priority_steps`` and its BRPOP lists them in
+    ascending order (kombu/transport/redis.py, ``_brpop_start``). None means kombu's default,
+    0. A message with a countdown is taken from Redis at once and held by a worker until due,
+    so its priority orders nothing.
 
     A dead or hung broker is logged, never raised: the row is stored, and the sweeper
     publishes it once the broker is back (GRADER_REQUEUE_AFTER_SECONDS).
     """
-    try:
-        with _connection() as connection:
+    for _ in range(2):
+        connection, reused = _held_connection()
+        try:
             current_app.send_task(
-                name, args=args, countdown=countdown, connection=connection, retry=False
+                name,
+                args=args,
+                countdown=countdown,
+                priority=priority,
+                connection=connection,
+                retry=False,
             )
-    except Exception:  # kombu OperationalError, redis ConnectionError, socket timeout, ...
-        log.warning("could not publish %s%s; it stays in the database", name, args)
-        return False
-    return True
+        except Exception:  # kombu OperationalError, redis ConnectionError, socket timeout, ...
+            _held_drop()
+            if reused:
+                continue  # stale (the broker restarted since): once more, on a fresh one
+            log.warning("could not publish %s%s; it stays in the database", name, args)
+            return False
+        return True
+    raise AssertionError("unreachable")  # the second try is always on a fresh connection
+
+
+# One broker connection per thread, kept between publishes: connecting anew for every
+# message cost a submit more than the rest of its request (a TCP connect and kombu's channel
+# set-up each time). Keyed by process and broker URL: a forked process, or a changed
+# setting, makes its own.
+_local = threading.local()
+
+
+def _held_connection() -> tuple[Connection, bool]:
+    """This thread's connection, and whether it was used before (so may be stale)."""
+    conf = current_app.conf
+    key = (os.getpid(), conf.broker_write_url or conf.broker_url)
+    held = getattr(_local, "held", None)
+    if held is not None and held[0] == key:
+        return held[1], True
+    connection = _connection()
+    _local.held = (key, connection)
+    return connection, False
+
+
+def _held_drop() -> None:
+    held, _local.held = getattr(_local, "held", None), None
+    if held is not None:
+        with contextlib.suppress(Exception):
+            held[1].release()

@@ -73,3 +73,46 @@ def test_sweeps_go_to_their_own_queue_and_expire_within_one_interval() -> None:
     assert 0 < entry["options"]["expires"] <= entry["schedule"]
     # A plain `celery worker` consumes the sweeper's queue too.
     assert SWEEPER_QUEUE in {q.name for q in current_app.amqp.queues.values()}
+
+
+def test_a_publish_reuses_its_connection_and_survives_a_broker_restart(redis_server) -> None:  # type: ignore[no-untyped-def]
+    import redis
+
+    from grader import publish
+    from tests.pipeline.stack import REDIS_URL
+
+    client = redis.Redis.from_url(REDIS_URL)
+    client.flushall()
+    assert task_publish(name=GRADE_SUBMISSION, args=(1,))
+    first = publish._local.held[1]
+    assert task_publish(name=GRADE_SUBMISSION, args=(2,))
+    assert publish._local.held[1] is first  # no new connection per message
+
+    redis_server.restart()  # the held connection's socket is now dead
+    assert task_publish(name=GRADE_SUBMISSION, args=(3,))  # at once, not by the sweeper
+    assert client.llen("celery") == 1  # the message published after the restart
+
+
+def test_a_stale_connection_is_dropped_and_the_message_sent_on_a_fresh_one(
+    redis_server, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import redis
+
+    from grader import publish
+    from tests.pipeline.stack import REDIS_URL
+
+    client = redis.Redis.from_url(REDIS_URL)
+    client.flushall()
+    assert task_publish(name=GRADE_SUBMISSION, args=(1,))
+    stale = publish._local.held[1]
+    sent = current_app.send_task
+
+    def fails_on_the_stale_one(*args, connection, **kwargs):  # type: ignore[no-untyped-def]
+        if connection is stale:
+            raise ConnectionError("the broker restarted")
+        return sent(*args, connection=connection, **kwargs)
+
+    monkeypatch.setattr(current_app, "send_task", fails_on_the_stale_one)
+    assert task_publish(name=GRADE_SUBMISSION, args=(2,))
+    assert publish._local.held[1] is not stale
+    assert client.llen("celery") == 2

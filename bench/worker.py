@@ -1,0 +1,132 @@
+"""The worker's cost around a grade: claim-to-verdict against the grade alone, in one run.
+
+    make bench-worker           (or: .venv/bin/python bench/worker.py [--grades 40])
+
+In this process, on a SQLite file of its own (or $BENCH_DATABASE_URL), with one warm sandbox:
+- the grade alone: ``grading.grade`` of the stored submission (plan, sandbox, judging);
+- claim-to-verdict: ``submission_grade`` (claim, the grade with its pictures, the verdict
+  written), timed around the call and read back from the rows (started_at -> finished_at);
+- the database statements per verdict, and how many of them write.
+For a correct and a wrong (diagnosed) submission. No Celery here: bench/pipeline.py times
+the whole pipeline. Prints the load average at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+TMP = Path(tempfile.mkdtemp(prefix="bench-worker-"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "quizsite.settings")
+os.environ.setdefault("DEBUG", "false")
+os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz")
+os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1")
+os.environ["DATABASE_URL"] = (
+    os.environ.get("BENCH_DATABASE_URL") or f"sqlite:///{TMP / 'db.sqlite3'}"
+)
+# Nothing listens here: a publish (there is none on this path) would fail at once.
+os.environ["REDIS_URL"] = "redis://127.0.0.1:9/0"
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+CODES = {
+    "correct": (ROOT / "bench" / "correct_attention.py").read_text(),
+    "wrong": (ROOT / "tests/golden/scaled-dot-product-attention/missing_scale.py").read_text(),
+}
+
+
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grades", type=int, default=40)
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from grader.engine.grading import grade
+    from grader.engine.sandbox import SandboxExecutor
+    from grader.models import Exercise, Submission
+    from grader.selectors.exercises import exercise_spec_get
+    from grader.services.submissions import submission_grade
+
+    call_command("migrate", verbosity=0)
+    user, _ = get_user_model().objects.get_or_create(username="bench-worker")
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    spec = exercise_spec_get(exercise=exercise)
+    executor = SandboxExecutor()
+    executor.self_check()
+    print(f"load average at the start: {load()} (2 cores)")
+    rows = []
+    try:
+        for name, code in CODES.items():
+
+            def new(code: str = code) -> Submission:
+                now = timezone.now()
+                return Submission.objects.create(
+                    user=user,
+                    exercise=exercise,
+                    code=code,
+                    seed=time.time_ns() % 2**31,
+                    received_at=now,
+                    queued_at=now,
+                )
+
+            alone, around, ids = [], [], []
+            for _ in range(args.grades + 5):
+                s = new()
+                time.sleep(0.02)  # a worker between messages
+                t = time.perf_counter()
+                grade(spec=spec, code=s.code, seed=s.seed, executor=executor)
+                alone.append(time.perf_counter() - t)
+                time.sleep(0.02)
+                t = time.perf_counter()
+                submission_grade(submission_id=s.pk, worker="bench:1:a", executor=executor)
+                around.append(time.perf_counter() - t)
+                ids.append(s.pk)
+            alone, around, ids = alone[5:], around[5:], ids[5:]  # warm-up
+            stored = [
+                (r.finished_at - r.started_at).total_seconds()
+                for r in Submission.objects.filter(pk__in=ids)
+            ]
+            last = new()
+            with CaptureQueriesContext(connection) as queries:
+                submission_grade(submission_id=last.pk, worker="bench:1:a", executor=executor)
+            writes = sum(q["sql"].split()[0].upper() in {"UPDATE", "INSERT"} for q in queries)
+            if os.environ.get("BENCH_SHOW_SQL"):
+                print(*(q["sql"][:300] for q in queries), sep="\n")
+            rows.append((name, alone, around, stored, len(queries), writes))
+    finally:
+        executor.close()
+    print(f"load average at the end: {load()}")
+    print()
+    for name, alone, around, stored, n_queries, writes in rows:
+        a, w, st = (statistics.median(x) * 1e3 for x in (alone, around, stored))
+        print(f"{name}: grade alone (grading.grade)            median {a:6.2f} ms")
+        print(
+            f"{name}: claim-to-verdict (submission_grade)    median {w:6.2f} ms   "
+            f"{w / a:4.2f}x the grade alone   (rows: {st:.2f} ms)"
+        )
+        print(f"{name}: database statements per verdict: {n_queries} ({writes} writes)")
+    met = all(statistics.median(r[2]) <= 1.5 * statistics.median(r[1]) for r in rows)
+    print(f"\ngoal: claim-to-verdict <= 1.5x the grade alone: {'MET' if met else 'NOT MET'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
