@@ -7,7 +7,7 @@ PY_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SYS_STAMP := .system-deps-checked
 
-.PHONY: install run test lint bench bench-sandbox bench-judging bench-pipeline clean
+.PHONY: install run test lint bench bench-sandbox bench-judging bench-worker bench-pipeline bench-pages clean
 
 install: $(SYS_STAMP) $(PY_STAMP) $(NPM_STAMP)
 
@@ -39,7 +39,7 @@ lint: install
 	$(VENV)/bin/ruff format .
 
 # Benchmarks print ratios against a baseline measured in the same run; never part of `make test`.
-bench: bench-sandbox bench-judging bench-pipeline
+bench: bench-sandbox bench-judging bench-worker bench-pipeline bench-pages
 
 bench-sandbox: install
 	$(PY) bench/sandbox.py
@@ -47,8 +47,14 @@ bench-sandbox: install
 bench-judging: install
 	$(PY) bench/judging.py
 
+bench-worker: install
+	$(PY) bench/worker.py
+
 bench-pipeline: install
 	$(PY) bench/pipeline.py
+
+bench-pages: install
+	$(PY) bench/pages.py
 
 clean:
 	rm -rf $(VENV) node_modules $(SYS_STAMP) staticfiles

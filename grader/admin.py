@@ -16,7 +16,7 @@ from django.urls import path, reverse
 
 from grader.engine import limits as grading_limits
 from grader.engine.checks import CHECKS, ParamsError, check_get
-from grader.models import Exercise, ExerciseCheck, Submission
+from grader.models import Exercise, ExerciseCheck, Regrade, RegradeNotice, Submission, TrialRun
 from grader.selectors.exercises import exercise_validation_latest
 from grader.services.exercises import exercise_validation_request
 
@@ -224,3 +224,52 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    """A record the pipeline writes: instructors read it here, nobody edits it."""
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Regrade)
+class RegradeAdmin(_ReadOnlyAdmin):
+    list_display = ("id", "exercise", "total", "requested_by", "created_at")
+    list_filter = ("exercise",)
+    list_select_related = ("exercise", "requested_by")
+
+
+@admin.register(RegradeNotice)
+class RegradeNoticeAdmin(_ReadOnlyAdmin):
+    list_display = (
+        "submission",
+        "user",
+        "old_status",
+        "old_score",
+        "new_status",
+        "new_score",
+        "created_at",
+        "seen_at",
+    )
+    list_filter = ("new_status",)
+    search_fields = ("user__username", "=submission__id")
+    list_select_related = ("submission__exercise", "user")
+
+
+# Run before Submit (issue 14): what students ran, read-only (never graded, never counted).
+@admin.register(TrialRun)
+class TrialRunAdmin(_ReadOnlyAdmin):
+    list_display = ("id", "exercise", "user", "status", "created_at", "finished_at")
+    list_filter = ("exercise", "status")
+    search_fields = ("user__username",)
+    list_select_related = ("exercise", "user")

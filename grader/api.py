@@ -8,24 +8,32 @@ from typing import Any
 from django.core.validators import RegexValidator
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import (
     exceptions,
     mixins,
     pagination,
     permissions,
+    renderers,
     serializers,
     status,
     viewsets,
 )
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
+from grader.selectors.grades import GRADES_COLUMNS, grades_csv
 from grader.selectors.submissions import (
     submission_checks_visible,
     submission_diagnosis,
+    submission_diagnosis_labels,
+    submission_error,
+    submission_queue_estimate_seconds,
     submission_queue_position,
     submissions_of_user,
 )
@@ -113,6 +121,23 @@ class CheckSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
+class ErrorFrameSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    function = serializers.CharField(allow_blank=True)
+    code = serializers.CharField(allow_blank=True)
+
+
+class StudentErrorSerializer(serializers.Serializer):
+    """What the student's code raised (issue 14): their own frames only, innermost first."""
+
+    type = serializers.CharField()
+    message = serializers.CharField(allow_blank=True)
+    line = serializers.IntegerField(
+        allow_null=True, help_text="The line of the submitted code it was raised on."
+    )
+    frames = ErrorFrameSerializer(many=True)
+
+
 class DiagnosisSerializer(serializers.Serializer):
     code = serializers.CharField()
     title = serializers.CharField()
@@ -137,6 +162,20 @@ class SubmissionSerializer(serializers.ModelSerializer):
     queue_position = serializers.SerializerMethodField(
         help_text="While queued: 1 if it is graded next, 2 after that...; null once it runs."
     )
+    queue_estimate_seconds = serializers.SerializerMethodField(
+        help_text=(
+            "While queued: about how many seconds until its grade starts (the submissions "
+            "ahead of it times the median recent grade, shared by the workers); null once it "
+            "runs or before any grade was measured. An estimate, not a promise."
+        )
+    )
+    error = serializers.SerializerMethodField(
+        help_text="Once final, what the code raised (syntax error, at load, on a check's "
+        "input), or null."
+    )
+    diagnosis_labels = serializers.SerializerMethodField(
+        help_text="The names of the misconceptions in `diagnosis`, in the same order."
+    )
 
     class Meta:
         model = Submission
@@ -147,10 +186,13 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "exercise",
             "status",
             "queue_position",
+            "queue_estimate_seconds",
             "score",
             "message",
             "checks",
             "diagnosis",
+            "diagnosis_labels",
+            "error",
             "stdout",
             "attempts",
             "received_at",
@@ -168,6 +210,18 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     def get_queue_position(self, obj: Submission) -> int | None:
         return submission_queue_position(submission=obj)
+
+    def get_queue_estimate_seconds(self, obj: Submission) -> float | None:
+        return submission_queue_estimate_seconds(submission=obj)
+
+    @extend_schema_field(StudentErrorSerializer(allow_null=True))
+    def get_error(self, obj: Submission) -> dict[str, Any] | None:
+        checks = submission_checks_visible(submission=obj, viewer=self.context["request"].user)
+        error = submission_error(submission=obj, checks=checks)
+        return error.as_dict() if error is not None else None
+
+    def get_diagnosis_labels(self, obj: Submission) -> list[str]:
+        return submission_diagnosis_labels(submission=obj)
 
     @extend_schema(responses=CheckSerializer(many=True))
     def get_checks(self, obj: Submission) -> list[dict[str, Any]]:
@@ -218,3 +272,74 @@ class SubmissionViewSet(
             )
         body = SubmissionSerializer(submission, context=self.get_serializer_context()).data
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})
+
+
+# --- Grades out (issue 14) ------------------------------------------------------------------
+
+MSG_GRADES_FORBIDDEN = "Only staff who may view every submission can download the grades."
+
+
+class CsvRenderer(renderers.BaseRenderer):
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(
+        self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None
+    ) -> bytes:
+        return str(data).encode(self.charset)
+
+
+class CsvOrJsonErrors(BaseContentNegotiation):
+    """CSV whatever the Accept header says (GradesCsvApi turns errors into JSON itself)."""
+
+    def select_parser(self, request: Request, parsers: Any) -> Any:
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request: Request, renderers: Any, format_suffix: Any = None) -> Any:
+        return renderers[0], renderers[0].media_type
+
+
+class CanViewEverySubmission(permissions.BasePermission):
+    """The staff pages' rule: staff with grader.view_submission, not only is_staff."""
+
+    message = MSG_GRADES_FORBIDDEN
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        user = request.user
+        return bool(user.is_staff and user.has_perm("grader.view_submission"))
+
+
+class GradesCsvApi(APIView):
+    """Scores per student and exercise, as CSV (what the staff pages' download gives)."""
+
+    permission_classes = (permissions.IsAuthenticated, CanViewEverySubmission)
+    renderer_classes = (CsvRenderer, renderers.JSONRenderer)
+    content_negotiation_class = CsvOrJsonErrors
+
+    @extend_schema(
+        operation_id="grades_csv",
+        summary="Grades per student and exercise (CSV)",
+        description=(
+            "Staff with the view_submission permission only. One row per student and "
+            f"exercise, columns {', '.join(GRADES_COLUMNS)}; scores are 0 to 1, best and "
+            "latest over graded submissions (internal errors are not counted), submissions "
+            "counts every one. A text cell starting with = + - @ is written with a leading "
+            "apostrophe, so a spreadsheet does not run it as a formula."
+        ),
+        responses={
+            (200, "text/csv"): OpenApiResponse(
+                response=OpenApiTypes.STR, description="The CSV, header first."
+            )
+        },
+    )
+    def get(self, request: Request) -> Response:
+        return Response(
+            grades_csv(), headers={"Content-Disposition": 'attachment; filename="grades.csv"'}
+        )
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        if response.status_code >= 400:  # every error is JSON, as the schema documents
+            request.accepted_renderer = renderers.JSONRenderer()
+            request.accepted_media_type = renderers.JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)

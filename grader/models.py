@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -79,6 +81,21 @@ class ExerciseCheck(models.Model):
     def __str__(self) -> str:
         return self.label or self.name
 
+    # A worker keeps each exercise's checks in memory, keyed by the exercise's updated_at
+    # (grader.selectors.exercises.exercise_spec_for_grading): every change to a check moves
+    # it. A queryset .update() of checks would not; nothing in the project does one.
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        self._exercise_touch()
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        deleted = super().delete(*args, **kwargs)
+        self._exercise_touch()
+        return deleted
+
+    def _exercise_touch(self) -> None:
+        Exercise.objects.filter(pk=self.exercise_id).update(updated_at=timezone.now())
+
 
 class Submission(models.Model):
     class Status(models.TextChoices):
@@ -114,6 +131,13 @@ class Submission(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # A claim on a running row expires, so a worker that died mid-grade doesn't hold it forever.
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # Set when a regrade sends the row through the pipeline again, with the verdict it had
+    # then: the finished grade compares against it to tell the student (RegradeNotice).
+    regrade = models.ForeignKey(
+        "Regrade", null=True, blank=True, on_delete=models.SET_NULL, related_name="submissions"
+    )
+    regrade_old_status = models.CharField(max_length=20, blank=True)
+    regrade_old_score = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ("-received_at", "-id")
@@ -122,6 +146,8 @@ class Submission(models.Model):
             # The queue position shown on every poll and the sweeper's "queued too long" scan.
             models.Index(fields=["status", "queued_at"]),
             models.Index(fields=["user", "exercise", "-received_at"]),
+            # Fair share: a user's recent sandbox seconds, read at every publish.
+            models.Index(fields=["user", "finished_at"], name="grader_sub_user_finished"),
         ]
         # Regrading rewrites students' scores: a right of its own, apart from reading them.
         permissions = [("regrade_submission", "Can regrade the submissions of an exercise")]
@@ -203,3 +229,83 @@ class ExerciseValidation(WorkerJob):
 
     def __str__(self) -> str:
         return f"Validation of {self.exercise.slug} ({self.status})"
+
+
+# --- Regrades applied, and what students are told (issue 14) --------------------------------
+
+
+class Regrade(models.Model):
+    """An applied regrade: every final submission of the exercise graded again (same seeds)."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="regrades")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The preview it applied (None when applied without one); that preview is used up.
+    preview = models.ForeignKey(
+        RegradePreview,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="applied_as",
+    )
+    total = models.PositiveIntegerField(default=0)
+    # When the exercise (its checks) last changed before this regrade: the notices' reason.
+    checks_changed_at = models.DateTimeField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return f"Regrade of {self.exercise.slug} ({self.total} submissions)"
+
+
+class RegradeNotice(models.Model):
+    """A student's score changed in a regrade: shown on their pages until they dismiss it."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="regrade_notices"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="regrade_notices"
+    )
+    old_status = models.CharField(max_length=20, choices=Submission.Status.choices)
+    old_score = models.FloatField(null=True, blank=True)
+    new_status = models.CharField(max_length=20, choices=Submission.Status.choices)
+    new_score = models.FloatField(null=True, blank=True)
+    reason = models.CharField(max_length=300)
+    created_at = models.DateTimeField(default=timezone.now)
+    seen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [models.Index(fields=["user", "seen_at"], name="grader_notice_user_seen")]
+
+    def __str__(self) -> str:
+        return f"Regrade notice for #{self.submission_id} ({self.old_status} -> {self.new_status})"
+
+
+# --- Run before Submit (issue 14) ---------------------------------------------------------------
+
+
+class TrialRun(WorkerJob):
+    """A student's Run: their code on the visible examples and their own small input, computed
+    by a worker in the sandbox. Not a Submission: no hidden input, no check, no score."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="trial_runs"
+    )
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="trial_runs")
+    code = models.TextField(max_length=CODE_MAX_BYTES)
+    # The custom input as the API takes it (grader.engine.trials), or null: the examples only.
+    input_spec = models.JSONField(null=True, blank=True)
+    # The report of grader.engine.trials.trial_execute: status, message, stdout, cases.
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta(WorkerJob.Meta):
+        indexes = [models.Index(fields=["user", "-created_at"], name="grader_trial_user_created")]
+
+    def __str__(self) -> str:
+        return f"Run #{self.pk} of {self.exercise.slug} by {self.user} ({self.status})"

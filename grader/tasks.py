@@ -11,11 +11,14 @@ from django.db import DatabaseError, InterfaceError
 from grader.publish import (
     GRADE_SUBMISSION,
     REGRADE_PREVIEW,
+    RUN_TRIAL,
     SWEEP_SUBMISSIONS,
     VALIDATE_EXERCISE,
 )
 from grader.services.exercises import exercise_validation_run
-from grader.services.submissions import regrade_preview_run, submission_grade, submissions_sweep
+from grader.services.regrades import regrade_preview_run
+from grader.services.submissions import submission_grade, submissions_sweep
+from grader.services.trials import trial_run_execute
 from grader.worker import executor_close, executor_get, worker_identity
 
 log = logging.getLogger(__name__)
@@ -67,3 +70,16 @@ def validate_exercise(validation_id: int) -> None:
     if executor is None:  # this worker's sandbox refused to start: leave it to another
         raise RuntimeError("no sandbox in this worker")
     exercise_validation_run(validation_id=validation_id, executor=executor)
+
+
+@shared_task(name=RUN_TRIAL)
+def run_trial(trial_id: int) -> None:
+    executor = executor_get()
+    if executor is None:  # this worker's sandbox refused to start: the page says "run again"
+        raise RuntimeError("no sandbox in this worker")
+    try:
+        trial_run_execute(trial_id=trial_id, executor=executor, reraise=(SoftTimeLimitExceeded,))
+    except SoftTimeLimitExceeded:
+        # As for a grade: the sandbox's own limits should have fired first, so drop it.
+        log.error("run %s: soft time limit; restarting its sandbox", trial_id)
+        executor_close()

@@ -10,7 +10,7 @@ import socket
 import threading
 import time
 
-from celery.signals import worker_process_init, worker_process_shutdown
+from celery.signals import worker_init, worker_process_init, worker_process_shutdown
 from django.conf import settings
 
 from grader.engine.executors import Executor
@@ -83,8 +83,45 @@ def executor_close() -> None:
             _executor = None
 
 
+# Graders yield the CPU to the web (issue 16): with every worker busy, pages must stay fast.
+# Niceness 10 weighs about a tenth of a nice-0 process under contention (CFS weights 110 vs
+# 1024) and SCHED_BATCH keeps a grader's wakeups from preempting a request; at idle, graders
+# still get all the CPU there is. Both pass to what this process forks or executes afterwards:
+# the zygote under bubblewrap and every child that runs student code. The default of
+# settings.GRADER_WORKER_NICENESS (0 there: leave the priority alone).
+WORKER_NICENESS = 10
+
+
+def worker_priority_lower(*, niceness: int | None = None) -> None:
+    """Every thread of this process to at least `niceness`, SCHED_BATCH; never raises (a
+    grader at normal priority means slower pages, not a broken grader)."""
+    if niceness is None:
+        niceness = getattr(settings, "GRADER_WORKER_NICENESS", WORKER_NICENESS)
+    if niceness <= 0:
+        return
+    try:
+        threads = [int(tid) for tid in os.listdir("/proc/self/task")]
+    except OSError:
+        threads = [0]
+    for tid in threads:  # Linux keeps both per thread: set each one, not only the caller
+        try:
+            if os.getpriority(os.PRIO_PROCESS, tid) < niceness:
+                os.setpriority(os.PRIO_PROCESS, tid, niceness)
+            if os.sched_getscheduler(tid) == os.SCHED_OTHER:
+                os.sched_setscheduler(tid, os.SCHED_BATCH, os.sched_param(0))
+        except OSError as e:
+            log.warning("grader priority not lowered for thread %d: %s", tid, e)
+
+
+@worker_init.connect
+def _lower_main(**_: object) -> None:
+    # The main process (consumer, beat with -B): it forks the pool, so the pool starts low too.
+    worker_priority_lower()
+
+
 @worker_process_init.connect
 def _warm_up(**_: object) -> None:
+    worker_priority_lower()  # before the zygote starts, so it and its children inherit it
     # Start the zygote and run the escape probes before the first task arrives.
     executor_get()
 

@@ -12,6 +12,7 @@ import html
 import re
 import secrets
 from dataclasses import dataclass
+from functools import lru_cache
 
 import markdown
 import nh3
@@ -65,8 +66,26 @@ def sanitize(raw_html: str) -> str:
     )
 
 
+# Rendering is a pure function of the text, and the texts are instructors' content read on
+# every page view: each process keeps the latest results (an edit is a new text, so nothing
+# goes stale). Longer texts are rendered each time rather than held.
+RENDER_CACHE_SIZE = 1024
+RENDER_CACHE_MAX_CHARS = 50_000
+
+
 def render_markdown(text: str) -> str:
     """Markdown (with $math$) to sanitised HTML."""
+    if len(text) <= RENDER_CACHE_MAX_CHARS:
+        return _render_markdown_kept(text)
+    return _render_markdown(text)
+
+
+@lru_cache(maxsize=RENDER_CACHE_SIZE)
+def _render_markdown_kept(text: str) -> str:
+    return _render_markdown(text)
+
+
+def _render_markdown(text: str) -> str:
     token = secrets.token_hex(4)
     stash: list[str] = []
 

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import logging
+import secrets
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.sessions.backends.base import SessionBase
-from django.db.models import Prefetch, QuerySet
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import receiver
 from django.http import Http404
 from django.urls import NoReverseMatch, reverse
 
@@ -52,7 +60,11 @@ def role_list() -> QuerySet[Role]:
 
 def question_list(*, role: str = "", level: str = "") -> QuerySet[Question]:
     """Published questions, optionally for one role slug and one level."""
-    qs = Question.objects.published().prefetch_related("roles")
+    qs = (
+        Question.objects.published()
+        .prefetch_related("roles")
+        .annotate(n_follow_ups=Count("follow_ups", distinct=True))
+    )
     if role:
         qs = qs.filter(roles__slug=role)
     if level:
@@ -121,6 +133,8 @@ class QuestionProgress:
 
 def question_progress(*, question: Question, owner: Owner) -> QuestionProgress:
     """The latest attempt on the question and on each follow-up, and the owner's history."""
+    if not owner.is_known:  # a first visit: no query to build (it is most page views)
+        return QuestionProgress()
     attempts = list(attempts_for(owner).filter(question=question))
     progress = QuestionProgress(history=[a for a in attempts if a.follow_up_id is None])
     for attempt in attempts:  # newest first, so the first seen is the latest
@@ -129,6 +143,40 @@ def question_progress(*, question: Question, owner: Owner) -> QuestionProgress:
         else:
             progress.follow_up_attempts.setdefault(attempt.follow_up_id, attempt)
     return progress
+
+
+@dataclass(frozen=True)
+class QuestionListProgress:
+    """One owner's answers to one question, as the question list shows them (issue 14)."""
+
+    answers: int
+    follow_ups_answered: int
+    last_answered: Any  # datetime of the latest answer or follow-up answer
+
+    @property
+    def answered(self) -> bool:
+        return self.answers > 0
+
+
+def question_list_progress(owner: Owner) -> dict[int, QuestionListProgress]:
+    """question id -> what this owner answered (a user, or an anonymous session's token): one
+    aggregate query for the whole list; empty for an owner we cannot identify."""
+    rows = (
+        attempts_for(owner)
+        .order_by()
+        .values("question_id")
+        .annotate(
+            answers=Count("id", filter=Q(follow_up__isnull=True)),
+            follow_ups=Count("follow_up", distinct=True),
+            last=Max("created"),
+        )
+    )
+    return {
+        row["question_id"]: QuestionListProgress(
+            answers=row["answers"], follow_ups_answered=row["follow_ups"], last_answered=row["last"]
+        )
+        for row in rows
+    }
 
 
 def answered_question_ids(owner: Owner) -> set[int]:
@@ -237,6 +285,93 @@ def question_content(*, question: Question) -> QuestionContent:
         wrong_answers=list(question.wrong_answers.all()),
         key_points=list(question.key_points.all()),
     )
+
+
+# --- The published question's rows, kept per process (issue 16: pages while grading) ---
+# What every visitor of a published question sees is kept in each web process, so a page view
+# makes no query. Each use checks it against a version in the shared cache (one round trip),
+# which any save or delete of those rows replaces (the receiver below, connected at startup
+# through questions.signals -> services -> selectors): an edit shows at once in every process,
+# and the test suite's cache.clear() drops every kept copy too.
+CONTENT_VERSION_KEY = "questions:content-version"
+# A backstop should a version change be missed (the shared cache down during an edit).
+CONTENT_MAX_AGE_SECONDS = 60.0
+# After the shared cache fails, read from the database for this long rather than pay a
+# connection timeout on every page.
+CONTENT_CACHE_RETRY_SECONDS = 5.0
+_CONTENT_MODELS = frozenset(
+    {
+        "questions.question",
+        "questions.question_roles",
+        "questions.role",
+        "questions.followup",
+        "questions.wronganswer",
+        "questions.keypoint",
+    }
+)
+log = logging.getLogger(__name__)
+_content_lock = threading.Lock()
+_content_kept: dict[str, tuple[str, float, QuestionContent]] = {}
+_content_cache_down_until = 0.0
+
+
+def _content_version() -> str | None:
+    """The shared content version; None when the cache cannot say (nothing is kept then)."""
+    global _content_cache_down_until
+    if time.monotonic() < _content_cache_down_until:
+        return None
+    try:
+        version = cache.get(CONTENT_VERSION_KEY)
+        if version is None:
+            cache.add(CONTENT_VERSION_KEY, secrets.token_hex(8), timeout=None)
+            version = cache.get(CONTENT_VERSION_KEY)
+    except Exception:
+        log.warning("question pages not cached: the cache is unavailable", exc_info=True)
+        _content_cache_down_until = time.monotonic() + CONTENT_CACHE_RETRY_SECONDS
+        with _content_lock:
+            _content_kept.clear()  # it may miss a change meanwhile
+        return None
+    return version
+
+
+def question_content_forget() -> None:
+    """Drop every kept question content, in this process and (new version) in all others."""
+    with _content_lock:
+        _content_kept.clear()
+    try:
+        cache.set(CONTENT_VERSION_KEY, secrets.token_hex(8), timeout=None)
+    except Exception:
+        log.warning("question pages may stay stale: the cache is unavailable", exc_info=True)
+
+
+def question_published_content(*, slug: str) -> QuestionContent:
+    """A published question's saved rows (Http404 if none), the same for every visitor and kept
+    until they change. Shared between requests: read it, never modify it."""
+    version = _content_version()
+    now = time.monotonic()
+    if version is not None:
+        with _content_lock:
+            kept = _content_kept.get(slug)
+        if kept is not None and kept[0] == version and now - kept[1] < CONTENT_MAX_AGE_SECONDS:
+            return kept[2]
+    content = question_content(question=question_get(slug=slug))
+    if version is not None:
+        with _content_lock:
+            _content_kept[slug] = (version, now, content)
+    return content
+
+
+@receiver([post_save, post_delete, m2m_changed], dispatch_uid="questions.content_changed")
+def _content_changed(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    # Any sender (historical models of a data migration too); attempts are not content.
+    if getattr(getattr(sender, "_meta", None), "label_lower", "") not in _CONTENT_MODELS:
+        return
+    if not kwargs.get("action", "post_").startswith("post_"):  # m2m_changed's pre_* calls
+        return
+    question_content_forget()
+    # Again once committed: another process may have read the old rows meanwhile and kept
+    # them under the new version.
+    transaction.on_commit(question_content_forget, using=using)
 
 
 def _sorted(rows: list[Any]) -> list[Any]:

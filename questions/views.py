@@ -32,10 +32,14 @@ def question_list(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         role, level = form.cleaned_data["role"], form.cleaned_data["level"]
     owner = services.owner_for_request(request=request, create=False)
+    questions = selectors.question_list(role=role, level=level)
+    progress = selectors.question_list_progress(owner)  # issue 14: what this candidate answered
     context = {
         "form": form,
-        "questions": selectors.question_list(role=role, level=level),
-        "answered": selectors.answered_question_ids(owner),
+        "questions": questions,
+        "rows": [{"question": q, "progress": progress.get(q.pk)} for q in questions],
+        "answered": {pk for pk, p in progress.items() if p.answered},
+        "known_candidate": owner.is_known,
         "history": selectors.attempt_history(owner) if request.user.is_authenticated else [],
     }
     return render(request, "questions/question_list.html", context)
@@ -83,8 +87,9 @@ def _detail_response(
 
 @require_GET
 def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    question = selectors.question_get(slug=slug)
-    return _detail_response(request, question)
+    # The rows every visitor sees come from the per-process copy (no query while unchanged).
+    content = selectors.question_published_content(slug=slug)
+    return _detail_response(request, content.question, content=content)
 
 
 def _attempt_store(

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
+from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -74,6 +75,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "quizsite.context_processors.product",
             ],
         },
     },
@@ -110,6 +112,27 @@ AUTHENTICATION_BACKENDS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+
+# The product's one name: the header, every <title>, the admin and the API schema say this.
+PRODUCT_NAME = "Attention, ÷√dₖ"
+
+# Email (password resets). Development prints messages on the console; production sets
+# EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and the SMTP settings below.
+EMAIL_BACKEND: str = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST: str = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT: int = env.int("EMAIL_PORT", default=587)
+EMAIL_HOST_USER: str = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD: str = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS: bool = env.bool("EMAIL_USE_TLS", default=True)
+EMAIL_TIMEOUT: int = env.int("EMAIL_TIMEOUT", default=10)
+DEFAULT_FROM_EMAIL: str = env.str("DEFAULT_FROM_EMAIL", default="webmaster@localhost")
+# A reset link works for an hour (Django's default is three days).
+PASSWORD_RESET_TIMEOUT: int = env.int("PASSWORD_RESET_TIMEOUT", default=3600)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -172,8 +195,12 @@ THROTTLE_RATES: dict[str, str] = {
     "submissions": env.str("THROTTLE_SUBMISSIONS", default="20/min"),
     "token": env.str("THROTTLE_TOKEN", default="10/min"),
     "signup": env.str("THROTTLE_SIGNUP", default="5/hour"),
+    # Reset requests per client address: each one may send a mail, so none can mail-bomb.
+    "password_reset": env.str("THROTTLE_PASSWORD_RESET", default="5/hour"),
     "answers": env.str("THROTTLE_ANSWERS", default="60/min"),
     "answers_anon": env.str("THROTTLE_ANSWERS_ANON", default="30/min"),
+    # Run before Submit (grader.services.trials): the page and the API together.
+    "runs": env.str("THROTTLE_RUNS", default="30/min"),
 }
 
 REST_FRAMEWORK = {
@@ -198,7 +225,7 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
-    "TITLE": "Attention quiz and grader API",
+    "TITLE": f"{PRODUCT_NAME} API",
     "DESCRIPTION": "Practise why attention scores are divided by sqrt(d_k), and grade numpy code.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -225,8 +252,16 @@ CACHES = {
     }
 }
 
-# Login lockout (django-axes): per username and client address, counted in the shared cache.
-AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+# Login lockout (django-axes): per username and client address, counted in the database.
+# Not the cache: with axes' cache handler every login path answered 500 while Redis was down.
+# A handler that failed open instead would lift every lockout for as long as Redis is down (or
+# can be made slow), just when someone may be guessing. The database is shared by every web
+# process and host like the cache, and is already required for any login to succeed (users,
+# sessions), so lockouts hold across processes and cost no extra dependency; the price is a
+# row per (username, address) that failed, cleaned when it expires or the user logs in.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+# No row per successful login: failures (AccessAttempt) are what a lockout needs.
+AXES_DISABLE_ACCESS_LOG = True
 AXES_FAILURE_LIMIT: int = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME: float = env.float("AXES_COOLOFF_HOURS", default=0.25)  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
@@ -286,11 +321,20 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # The worker's own connection; publishing uses tighter bounds (grader/publish.py).
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
+    # Fair share: a grade task's priority, 0 (first) to 9 (grader.services.submissions). One
+    # Redis list per step, consumed in ascending order (kombu's BRPOP lists them so), so ten
+    # steps keep every level apart; publisher and worker must agree on them. The queue order
+    # stays round-robin, not "priority": priority steps are consumed before queues whatever
+    # the strategy, and round-robin keeps the sweeper queue from waiting behind a backlog.
+    "priority_steps": list(range(10)),
 }
 # Don't let a submit request hang retrying a dead broker: the sweeper is the retry.
 CELERY_TASK_PUBLISH_RETRY = False
 # A publish (one connect, one write) gives up after this; the row stays queued for the sweeper.
 GRADER_PUBLISH_TIMEOUT_SECONDS = env.float("GRADER_PUBLISH_TIMEOUT_SECONDS", default=0.1)
+# Graders yield the CPU to the web (grader.worker.worker_priority_lower): a worker and its
+# sandboxes run at this niceness with SCHED_BATCH; 0 leaves their priority alone.
+GRADER_WORKER_NICENESS = env.int("GRADER_WORKER_NICENESS", default=10)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Tasks running when the broker connection drops are cancelled and redelivered, not duplicated.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
@@ -318,8 +362,11 @@ CELERY_BEAT_SCHEDULE = {
 # lease + sweep interval + one grade (about 20 s with the defaults).
 GRADER_LEASE_SECONDS = env.float("GRADER_LEASE_SECONDS", default=15.0)
 # How often a grading worker renews its lease: a few renewals fit in one lease, so a slow
-# database round trip or two never lets a live grade's lease lapse.
+# database round trip or two never lets a live grade's lease lapse. A claim is first renewed
+# within two of these (grader.services.submissions._Heartbeat): keep the lease above that.
 GRADER_HEARTBEAT_SECONDS = env.float("GRADER_HEARTBEAT_SECONDS", default=5.0)
+if GRADER_LEASE_SECONDS <= 2 * GRADER_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured("GRADER_LEASE_SECONDS must exceed 2 x GRADER_HEARTBEAT_SECONDS")
 # Rows still queued after this long were probably never published (Redis down or restarted).
 GRADER_REQUEUE_AFTER_SECONDS = env.float("GRADER_REQUEUE_AFTER_SECONDS", default=30.0)
 # Deliveries of one submission before it is declared an internal error (never charged).
@@ -330,6 +377,13 @@ GRADER_MAX_QUEUED_TOTAL = env.int("GRADER_MAX_QUEUED_TOTAL", default=2000)
 # this many seconds, so one user's backlog never holds more than one worker slot.
 GRADER_ONE_RUNNING_PER_USER = env.bool("GRADER_ONE_RUNNING_PER_USER", default=True)
 GRADER_FAIR_SHARE_RETRY_SECONDS = env.float("GRADER_FAIR_SHARE_RETRY_SECONDS", default=1.0)
+# ...and priorities: a grade task goes behind others the more sandbox seconds its user spent in
+# the last GRADER_FAIR_SHARE_WINDOW_SECONDS (one step per doubling of the step seconds), and
+# behind each of the user's own earlier waiting submissions. Worth little without a prefetch of
+# one (CELERY_WORKER_PREFETCH_MULTIPLIER): messages a worker holds are past reordering.
+GRADER_FAIR_SHARE_PRIORITIES = env.bool("GRADER_FAIR_SHARE_PRIORITIES", default=True)
+GRADER_FAIR_SHARE_WINDOW_SECONDS = env.float("GRADER_FAIR_SHARE_WINDOW_SECONDS", default=600.0)
+GRADER_FAIR_SHARE_STEP_SECONDS = env.float("GRADER_FAIR_SHARE_STEP_SECONDS", default=1.0)
 # Run with the remaining layers where the kernel lacks Landlock (logged loudly at startup).
 SANDBOX_ALLOW_NO_LANDLOCK = env.bool("SANDBOX_ALLOW_NO_LANDLOCK", default=False)
 

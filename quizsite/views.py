@@ -1,16 +1,22 @@
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseServerError, JsonResponse
 from django.shortcuts import redirect, render
+from django.template import loader
+from django.templatetags.static import static
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import defaults
 from django.views.decorators.http import require_http_methods
+from django.views.generic import RedirectView
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.authtoken.views import ObtainAuthToken
@@ -23,6 +29,9 @@ from quizsite.schema import NO_NUL_PATTERN, TEXT_PATTERN
 from quizsite.throttles import TokenRateThrottle
 
 MSG_SIGNUP_THROTTLED = "Too many sign-ups from your network. Wait {wait} seconds and try again."
+MSG_PASSWORD_RESET_THROTTLED = (
+    "Too many password reset requests from your network. Wait {wait} seconds and try again."
+)
 MSG_USERNAME_CHARACTERS = (
     "Use only English letters, digits and the characters @ . + - _ in a username, so that no "
     "two usernames look alike."
@@ -47,7 +56,10 @@ def _is_api(request: HttpRequest) -> bool:
 def server_error(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
         return JsonResponse({"detail": MSG_SERVER_ERROR}, status=500)
-    return defaults.server_error(request)
+    # Rendered without the request's context, as Django's own handler does (whatever broke
+    # may be in a context processor); the product's name is the one thing the page needs.
+    template = loader.get_template("500.html")
+    return HttpResponseServerError(template.render({"PRODUCT_NAME": settings.PRODUCT_NAME}))
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
@@ -72,6 +84,16 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "home.html")
 
 
+class FaviconView(RedirectView):
+    """/favicon.ico, which browsers ask for whatever the page links: the SVG icon. Temporary,
+    as the icon's address carries its content hash in production and changes with it."""
+
+    permanent = False
+
+    def get_redirect_url(self, *args: Any, **kwargs: Any) -> str:
+        return static("favicon.svg")
+
+
 def username_is_plain(username: str) -> bool:
     """ASCII letters, digits and @.+-_ only, after NFKC (which folds full-width letters to
     ASCII): a Cyrillic or Greek look-alike letter can't pass for an existing name."""
@@ -80,6 +102,14 @@ def username_is_plain(username: str) -> bool:
 
 
 class SignupForm(UserCreationForm):
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional. Only used to send you a link if you forget your password.",
+    )
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
+
     def clean_username(self) -> str:
         username = self.cleaned_data["username"]
         if not username_is_plain(username):
@@ -90,10 +120,22 @@ class SignupForm(UserCreationForm):
         return username
 
 
+def safe_next(request: HttpRequest) -> str:
+    """The `next` address of the request (POST, else GET) if it is a page of this site, else
+    "": an open redirect would let a link to our sign-up page send people anywhere."""
+    candidate = request.POST.get("next") or request.GET.get("next") or ""
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return ""
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
+    next_url = safe_next(request)
     if request.user.is_authenticated:
-        return redirect("home")
+        return redirect(next_url or "home")
     form = SignupForm(request.POST or None)
     if request.method == "POST":
         # Per client address (see NUM_PROXIES), counted before the form: each try costs a
@@ -103,13 +145,47 @@ def signup(request: HttpRequest) -> HttpResponse:
         )
         if wait is not None:
             form = SignupForm()
-            context = {"form": form, "throttled": MSG_SIGNUP_THROTTLED.format(wait=int(wait))}
+            context = {
+                "form": form,
+                "next": next_url,
+                "throttled": MSG_SIGNUP_THROTTLED.format(wait=int(wait)),
+            }
             return render(request, "registration/signup.html", context, status=429)
         if form.is_valid():
             user = form.save()
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("home")
-    return render(request, "registration/signup.html", {"form": form})
+            return redirect(next_url or "home")
+    return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset (a mail with a one-time link, the same answer whether or not the address
+    has an account), limited per client address like sign-up: each request may send a mail,
+    so the form cannot be used to flood someone's inbox."""
+
+    extra_email_context = {"product_name": settings.PRODUCT_NAME}
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        wait = rate_limit_hit(
+            scope="password_reset",
+            ident=client_ip(request),
+            rate=settings.THROTTLE_RATES["password_reset"],
+        )
+        email = request.POST.get("email", "").strip().lower()
+        if wait is None and email:
+            # ...and per address, so many clients together cannot flood one inbox either.
+            wait = rate_limit_hit(
+                scope="password_reset_email",
+                ident=hashlib.sha256(email.encode()).hexdigest(),
+                rate=settings.THROTTLE_RATES["password_reset"],
+            )
+        if wait is not None:
+            context = self.get_context_data(
+                form=self.form_class(),
+                throttled=MSG_PASSWORD_RESET_THROTTLED.format(wait=int(wait)),
+            )
+            return self.render_to_response(context, status=429)
+        return super().post(request, *args, **kwargs)
 
 
 @extend_schema_field({"type": "string", "maxLength": 150, "pattern": TEXT_PATTERN})

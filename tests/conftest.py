@@ -16,7 +16,10 @@ def _fresh_cache() -> Iterator[None]:
     rollback (and user ids are reused after it): start every test from an empty one."""
     from django.core.cache import cache
 
+    from grader.selectors.exercises import exercise_specs_forget
+
     cache.clear()
+    exercise_specs_forget()  # the grading specs a worker keeps, likewise
     yield
 
 

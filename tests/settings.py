@@ -25,6 +25,7 @@ os.environ.setdefault("THROTTLE_SIGNUP", "100000/min")
 os.environ.setdefault("THROTTLE_ANSWERS", "100000/min")
 os.environ.setdefault("THROTTLE_ANSWERS_ANON", "100000/min")
 os.environ.setdefault("THROTTLE_TOKEN", "100000/min")
+os.environ.setdefault("THROTTLE_RUNS", "100000/min")
 
 from quizsite.settings import *  # noqa: E402, F403
 from quizsite.settings import DATABASES  # noqa: E402

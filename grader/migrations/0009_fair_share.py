@@ -1,6 +1,7 @@
-# Placeholder written by the lead: the fair-share helper fills in the operations if it needs any.
+# Fair share (issue 12, finding 6): the index of a user's recent sandbox seconds, read at every
+# publish of a grade task (grader.services.submissions.submission_priority).
 
-from django.db import migrations
+from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
@@ -8,4 +9,9 @@ class Migration(migrations.Migration):
         ("grader", "0008_regrade_notice"),
     ]
 
-    operations: list[migrations.operations.base.Operation] = []
+    operations = [
+        migrations.AddIndex(
+            model_name="submission",
+            index=models.Index(fields=["user", "finished_at"], name="grader_sub_user_finished"),
+        ),
+    ]

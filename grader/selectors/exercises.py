@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from typing import TYPE_CHECKING
+
+from django.db.models import Count, Max, Q, QuerySet
 from django.http import Http404
 
 from grader.engine import limits as grading_limits
 from grader.engine.executors.base import Limits
 from grader.engine.grading import CheckSpec, ExerciseSpec
-from grader.models import Exercise, ExerciseValidation
+from grader.models import Exercise, ExerciseValidation, Submission
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+# A student's progress on an exercise, as the list shows it (in words, not colour only).
+PROGRESS_SOLVED = "solved"
+PROGRESS_ATTEMPTED = "attempted"
+PROGRESS_NOT_STARTED = "not-started"
+PROGRESS_LABELS = {
+    PROGRESS_SOLVED: "Solved",
+    PROGRESS_ATTEMPTED: "Attempted",
+    PROGRESS_NOT_STARTED: "Not started",
+}
 
 
 def exercise_limits(*, exercise: Exercise) -> Limits:
@@ -46,8 +61,59 @@ def exercise_spec_get(*, exercise: Exercise) -> ExerciseSpec:
     )
 
 
+# (exercise pk, updated_at) -> its spec, in this worker process. Bounded: a course has a
+# handful of exercises, and an edited exercise's old entry is dropped when its new one comes.
+_SPECS: dict[int, tuple[object, ExerciseSpec]] = {}
+
+
+def exercise_spec_for_grading(*, exercise: Exercise) -> ExerciseSpec:
+    """exercise_spec_get, without reading the checks again while the exercise is unchanged.
+
+    The claim already read the exercise's row, so its updated_at (which every change to a
+    check moves, see ExerciseCheck.save) tells whether the spec held here is still current:
+    the database stays the source of truth, and a grade saves a query.
+    """
+    held = _SPECS.get(exercise.pk)
+    if held is not None and held[0] == exercise.updated_at:
+        return held[1]
+    spec = exercise_spec_get(exercise=exercise)
+    _SPECS[exercise.pk] = (exercise.updated_at, spec)
+    return spec
+
+
+def exercise_specs_forget() -> None:
+    """Drop the specs held in this process (tests roll the database back under them)."""
+    _SPECS.clear()
+
+
 def exercise_list_published() -> QuerySet[Exercise]:
     return Exercise.objects.filter(is_published=True).order_by("order", "slug")
+
+
+def exercise_list_with_progress(*, user: AbstractBaseUser) -> QuerySet[Exercise]:
+    """The published exercises, each annotated with this user's ``n_submissions``,
+    ``n_passed`` and ``best_score`` (None before a verdict): one query for the whole list."""
+    qs = exercise_list_published()
+    if not user.is_authenticated:
+        return qs
+    mine = Q(submissions__user=user)
+    graded = mine & Q(submissions__status__in=(Submission.Status.PASSED, Submission.Status.FAILED))
+    return qs.annotate(
+        n_submissions=Count("submissions", filter=mine),
+        n_passed=Count(
+            "submissions", filter=mine & Q(submissions__status=Submission.Status.PASSED)
+        ),
+        best_score=Max("submissions__score", filter=graded),
+    )
+
+
+def exercise_progress(*, exercise: Exercise) -> str:
+    """solved / attempted / not-started, from exercise_list_with_progress's annotations."""
+    if getattr(exercise, "n_passed", 0):
+        return PROGRESS_SOLVED
+    if getattr(exercise, "n_submissions", 0):
+        return PROGRESS_ATTEMPTED
+    return PROGRESS_NOT_STARTED
 
 
 def exercise_get_published(*, slug: str) -> Exercise:

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import difflib
+import re
+import statistics
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, QuerySet
+from django.utils import timezone
 
+from grader.engine.checks import messages as check_messages
+from grader.engine.checks.base import readable_error
 from grader.engine.checks.messages import as_math
 from grader.engine.grading import visible_message
 from grader.engine.misconceptions import misconception_describe
+from grader.engine.sandbox import messages as sandbox_messages
 from grader.models import Exercise, ExerciseCheck, RegradePreview, Submission
 from grader.selectors.misconceptions import misconceptions_described
 
@@ -18,6 +26,16 @@ if TYPE_CHECKING:
 
 MSG_CHECK_HIDDEN = "The details of this check are hidden."
 MSG_CHECK_AFTER_DEADLINE = "The details of this check are shown after the deadline."
+# Where a queued submission stands, shown by the result panel while it polls.
+MSG_QUEUE_NEXT = "next to be graded"
+MSG_QUEUE_AHEAD = "{ahead} ahead of you"
+MSG_QUEUE_ESTIMATE = "about {duration}"
+MSG_QUEUE_UNDER_A_SECOND = "less than a second"
+
+# The queue estimate: the median grade of this many recently finished submissions, shared by
+# the workers seen finishing one within the window (a worker identity is one pool process).
+QUEUE_SAMPLE_SIZE = 50
+QUEUE_WORKERS_WINDOW = timedelta(minutes=5)
 
 
 def submissions_of_user(*, user: AbstractBaseUser, exercise: Exercise | None = None) -> QuerySet:
@@ -34,6 +52,102 @@ def submission_queue_position(*, submission: Submission) -> int | None:
         status=Submission.Status.QUEUED, queued_at__lt=submission.queued_at
     ).count()
     return ahead + 1
+
+
+def submission_queue_ahead(*, submission: Submission) -> int | None:
+    """How many queued submissions are before this one (0: it is next); None once it runs."""
+    position = submission_queue_position(submission=submission)
+    return None if position is None else position - 1
+
+
+@dataclass(frozen=True)
+class GradeRate:
+    """What recent grades measured: the median seconds of one grade and how many workers."""
+
+    median_seconds: float | None
+    workers: int
+
+
+def grade_rate_recent(*, sample: int = QUEUE_SAMPLE_SIZE) -> GradeRate:
+    """The median of finished_at - started_at over the latest finished submissions, and the
+    number of distinct workers that finished one lately (at least 1). One query."""
+    # Latest by id rather than by finished_at: the primary key index walks back to the first
+    # rows with both timestamps, where sorting on finished_at would scan the whole table.
+    rows = list(
+        Submission.objects.filter(
+            status__in=Submission.FINAL_STATUSES,
+            started_at__isnull=False,
+            finished_at__isnull=False,
+        )
+        .order_by("-pk")
+        .values_list("started_at", "finished_at", "worker")[:sample]
+    )
+    durations = [
+        (finished - started).total_seconds() for started, finished, _ in rows if finished >= started
+    ]
+    since = timezone.now() - QUEUE_WORKERS_WINDOW
+    workers = {worker for _, finished, worker in rows if worker and finished >= since}
+    return GradeRate(
+        median_seconds=statistics.median(durations) if durations else None,
+        workers=max(len(workers), 1),
+    )
+
+
+def submission_queue_estimate_seconds(
+    *, submission: Submission, ahead: int | None = None, rate: GradeRate | None = None
+) -> float | None:
+    """Seconds until a queued submission's grade starts: those ahead of it times the median
+    grade, shared by the workers; None once it runs or before any grade was measured."""
+    if ahead is None:
+        ahead = submission_queue_ahead(submission=submission)
+    if ahead is None:
+        return None
+    rate = rate or grade_rate_recent()
+    if rate.median_seconds is None:
+        return None
+    return round(ahead * rate.median_seconds / rate.workers, 1)
+
+
+def duration_approximate(seconds: float) -> str:
+    """'about 3 s', 'about 25 s', 'about 4 min': no more digits than an estimate deserves."""
+    if seconds < 1:
+        return MSG_QUEUE_UNDER_A_SECOND
+    if seconds < 9.5:
+        duration = f"{round(seconds)} s"
+    elif seconds < 57.5:
+        duration = f"{5 * round(seconds / 5)} s"
+    elif seconds < 3570:
+        duration = f"{round(seconds / 60)} min"
+    else:
+        duration = f"{round(seconds / 3600)} h"
+    return MSG_QUEUE_ESTIMATE.format(duration=duration)
+
+
+def submission_queue_text(*, ahead: int | None, estimate_seconds: float | None) -> str:
+    """'3 ahead of you, about 2 s', 'next to be graded' ...; '' once it is not queued."""
+    if ahead is None:
+        return ""
+    text = MSG_QUEUE_NEXT if ahead == 0 else MSG_QUEUE_AHEAD.format(ahead=ahead)
+    if ahead > 0 and estimate_seconds is not None:
+        text += ", " + duration_approximate(estimate_seconds)
+    return text
+
+
+def submission_best_of_user(*, user: AbstractBaseUser, exercise: Exercise) -> Submission | None:
+    """The student's best graded submission of an exercise: the highest score, and of equal
+    scores the first that reached it. None for anonymous users or before any verdict."""
+    if not user.is_authenticated:
+        return None
+    return (
+        Submission.objects.filter(
+            user=user,
+            exercise=exercise,
+            status__in=(Submission.Status.PASSED, Submission.Status.FAILED),
+            score__isnull=False,
+        )
+        .order_by("-score", "finished_at", "pk")
+        .first()
+    )
 
 
 def submission_get_for_user(*, user: AbstractBaseUser, submission_id: int) -> Submission | None:
@@ -107,6 +221,11 @@ def submission_diagnosis(*, submission: Submission) -> list[dict[str, Any]]:
     return misconceptions_described(codes=list(submission.diagnosis or []))
 
 
+def submission_diagnosis_labels(*, submission: Submission) -> list[str]:
+    """The names of the submission's misconceptions, in the order of its codes."""
+    return [misconception_describe(code)["label"] for code in submission.diagnosis or []]
+
+
 def submission_diff(*, older: Submission, newer: Submission) -> list[tuple[str, str]]:
     """A unified diff as (kind, line) pairs; kind is add, del, hunk, file or ''."""
     lines = difflib.unified_diff(
@@ -157,3 +276,180 @@ def misconception_counts() -> list[dict[str, Any]]:
 
 def regrade_preview_latest(*, exercise: Exercise) -> RegradePreview | None:
     return RegradePreview.objects.filter(exercise=exercise).first()
+
+
+# ----------------------------------------------------------------------------------------------
+# The student's error, structured for the page (exception first, their frames, the line).
+#
+# The sandbox sends only the student's frames (zygote.student_traceback keeps submission.py
+# alone) and the stored verdict keeps them in the texts our own templates wrote: the syntax
+# error's line, the load-time traceback, and each check's readable error (exception line
+# first, then "at line N"). Reading them back here, in trusted code, needs no new field, no
+# change to what crosses the sandbox, and works for every submission ever stored.
+
+ERROR_MAX_FRAMES = 20
+ERROR_MAX_CHARS = 500
+SYNTAX_ERROR_TYPE = "SyntaxError"
+MSG_ERROR_ON_LOAD = "Your code raised an exception while being loaded."
+MSG_ERROR_ON_CALL = "On {what}, your function raised an error."
+MSG_ERROR_SYNTAX = "Your code could not be compiled."
+MSG_ERROR_LINE = "  at line {line}: {code}"
+
+
+def _template_regex(template: str, **groups: str) -> re.Pattern[str]:
+    """A regex of one of our message templates, each {field} a named group."""
+    pattern = re.escape(template)
+    for name, group in groups.items():
+        pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>{group})")
+    return re.compile(pattern)
+
+
+_SYNTAX = _template_regex(sandbox_messages.MSG_SYNTAX_ERROR, line=r"\d+", msg=r".*")
+_LOAD_PREFIX = sandbox_messages.MSG_IMPORT_ERROR.split("{traceback}")[0]
+_CALL = _template_regex(check_messages.CALL_ERROR, what=r"[^\n]*?", error=r"(?s:.+)")
+_FRAME_AT = _template_regex(
+    check_messages.TRACEBACK_AT.removesuffix(": {code}"), line=r"\d+", func=r"[^:\n]+"
+)
+_FRAME_FROM = _template_regex(
+    check_messages.TRACEBACK_CALLED_FROM.removesuffix(": {code}"), line=r"\d+", func=r"[^:\n]+"
+)
+_EXCEPTION_TYPE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$", re.S)
+
+
+@dataclass(frozen=True)
+class ErrorFrame:
+    line: int
+    function: str
+    code: str
+
+
+@dataclass(frozen=True)
+class StudentError:
+    """What the student's code raised: the exception first, then where, innermost first."""
+
+    heading: str  # when it happened (compiling, loading, on which input)
+    type: str
+    message: str
+    line: int | None  # of the innermost frame in the student's code (for the editor)
+    frames: tuple[ErrorFrame, ...] = field(default=())
+    # Read from the verdict's summary (compile or load time), which the page then replaces.
+    from_message: bool = False
+
+    @property
+    def exception(self) -> str:
+        return f"{self.type}: {self.message}" if self.message else self.type
+
+    @property
+    def text(self) -> str:
+        """The monospace block: the exception line, then the student's frames."""
+        lines = [self.exception]
+        for k, f in enumerate(self.frames):
+            if not f.function:  # a syntax error: a line, in no function yet
+                lines.append(MSG_ERROR_LINE.format(line=f.line, code=f.code).rstrip(": "))
+                continue
+            template = (
+                check_messages.TRACEBACK_AT if k == 0 else check_messages.TRACEBACK_CALLED_FROM
+            )
+            lines.append(template.format(line=f.line, func=f.function, code=f.code).rstrip(": "))
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "message": self.message,
+            "line": self.line,
+            "frames": [
+                {"line": f.line, "function": f.function, "code": f.code} for f in self.frames
+            ],
+        }
+
+
+def _clip(text: str, limit: int = ERROR_MAX_CHARS) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _line_in(code: str, line: int | None) -> int | None:
+    """The line if it is one of the submission's (a message can only claim one)."""
+    if line is None:
+        return None
+    return line if 1 <= line <= max(len(code.splitlines()), 1) else None
+
+
+def _parse_readable(heading: str, readable: str, code: str) -> StudentError | None:
+    """An error as checks.base.readable_error writes it: exception lines, then frames."""
+    lines = readable.strip("\n").splitlines()
+    frames: list[ErrorFrame] = []
+    # Frames are the trailing lines: "at line" (innermost), then "called from line"...
+    while lines:
+        last = lines[-1]
+        match = _FRAME_FROM.match(last) or _FRAME_AT.match(last)
+        if match is None:
+            break
+        rest = last[match.end() :]
+        frames.insert(
+            0,
+            ErrorFrame(
+                line=int(match["line"]),
+                function=_clip(match["func"], 100),
+                code=_clip(rest[2:] if rest.startswith(": ") else rest, 200),
+            ),
+        )
+        lines.pop()
+        if _FRAME_AT.match(last):
+            break
+    exception = "\n".join(lines).strip()
+    if not exception:
+        return None
+    parsed = _EXCEPTION_TYPE.match(exception)
+    if parsed is None or " " in parsed["type"]:
+        type_, message = "Error", exception
+    else:
+        type_, message = parsed["type"], parsed["message"] or ""
+    frames = frames[:ERROR_MAX_FRAMES]
+    return StudentError(
+        heading=heading,
+        type=_clip(type_, 100),
+        message=_clip(message),
+        line=_line_in(code, frames[0].line) if frames else None,
+        frames=tuple(frames),
+    )
+
+
+def submission_error(
+    *, submission: Submission, checks: list[dict[str, Any]] | None = None
+) -> StudentError | None:
+    """The error the student's code raised, if it raised one, from the stored verdict.
+
+    ``checks`` are the checks as this viewer may see them (``submission_checks_visible``): a
+    hidden check's traceback is not read, so the error says no more than the page may.
+    """
+    if not submission.is_final:
+        return None
+    message = submission.message or ""
+    syntax = _SYNTAX.search(message)
+    if syntax is not None:
+        line = _line_in(submission.code, int(syntax["line"]))
+        source = submission.code.splitlines()[line - 1] if line else ""
+        return StudentError(
+            heading=MSG_ERROR_SYNTAX,
+            type=SYNTAX_ERROR_TYPE,
+            message=_clip(syntax["msg"]),
+            line=line,
+            frames=(ErrorFrame(line, "", _clip(source, 200)),) if line else (),
+            from_message=True,
+        )
+    if _LOAD_PREFIX in message:
+        traceback = message.split(_LOAD_PREFIX, 1)[1]
+        error = _parse_readable(MSG_ERROR_ON_LOAD, readable_error(traceback), submission.code)
+        return replace(error, from_message=True) if error is not None else None
+    for check in checks or []:
+        if check.get("passed"):
+            continue
+        call = _CALL.search(str(check.get("message", "")))
+        if call is not None:
+            heading = MSG_ERROR_ON_CALL.format(what=call["what"])
+            error = _parse_readable(heading, call["error"], submission.code)
+            if error is not None:
+                return error
+    return None

@@ -9,12 +9,14 @@ holder writes; the write, not the grade, is retried) -> the page polls the row.
 from __future__ import annotations
 
 import logging
+import math
+import os
 import secrets
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +28,9 @@ from django.utils import timezone
 
 from grader.engine.executors.extra import ExtraCallsExecutor
 from grader.engine.limits import CODE_MAX_BYTES
-from grader.models import Exercise, RegradePreview, Submission
-from grader.publish import GRADE_SUBMISSION, REGRADE_PREVIEW, task_publish
-from grader.services.jobs import job_request
+from grader.models import Exercise, Submission
+from grader.publish import GRADE_SUBMISSION, task_publish
+from grader.services.regrades import regrade_notice_record
 from quizsite.ratelimit import rate_limit_hit
 
 if TYPE_CHECKING:
@@ -119,8 +121,66 @@ def submission_create(
     return submission
 
 
+# --- Fair share: the grade task's priority (issue 12, finding 6) ------------------------------
+# kombu's Redis transport serves priority 0 first and 9 last (grader/publish.py).
+FAIR_SHARE_PRIORITY_MAX = 9
+
+
+def fair_share_priority(*, sandbox_seconds: float, waiting_ahead: int) -> int:
+    """0 (served first) to 9 from a user's recent sandbox seconds and their own earlier waiting
+    submissions.
+
+    Seconds count on a log scale, one step per doubling of GRADER_FAIR_SHARE_STEP_SECONDS
+    (under one step: 0), so the 5 s of one CPU-burning submission already put a user behind a
+    student whose grades take milliseconds. Seconds alone know nothing of a burst queued this
+    instant (none has run yet), so each of the user's earlier waiting submissions adds one
+    step too: a user's n-th waiting submission goes behind everyone's first, which is close to
+    round-robin between users.
+    """
+    step = settings.GRADER_FAIR_SHARE_STEP_SECONDS
+    level = 0 if sandbox_seconds < step else 1 + math.floor(math.log2(sandbox_seconds / step))
+    return min(FAIR_SHARE_PRIORITY_MAX, level + waiting_ahead)
+
+
+def submission_priority(*, submission_id: int, now: Any = None) -> int:
+    """The grade task's priority for this submission: its user's recent share of the sandbox.
+
+    One query on the (user, finished_at) index: the user's rows finished within
+    GRADER_FAIR_SHARE_WINDOW_SECONDS and those not finished (queued or running, a handful:
+    the queue cap), summed here rather than in SQL so SQLite and PostgreSQL agree.
+    """
+    now = now or timezone.now()
+    since = now - timedelta(seconds=settings.GRADER_FAIR_SHARE_WINDOW_SECONDS)
+    # A join through the user, not a subquery: SQLite then searches the index by user_id
+    # and the finished_at range (with a scalar subquery it skip-scanned every user).
+    rows = (
+        Submission.objects.filter(user__submissions__pk=submission_id)
+        .filter(Q(finished_at__gte=since) | Q(finished_at__isnull=True))
+        .order_by()
+        .values_list("pk", "status", "started_at", "finished_at")
+    )
+    seconds = 0.0
+    waiting_ahead = 0
+    for pk, status, started_at, finished_at in rows:
+        if status == Submission.Status.RUNNING and started_at is not None:
+            seconds += max(0.0, (now - started_at).total_seconds())  # the run so far counts
+        elif finished_at is not None and started_at is not None:
+            seconds += max(0.0, (finished_at - started_at).total_seconds())
+        if pk < submission_id and status in (Submission.Status.QUEUED, Submission.Status.RUNNING):
+            waiting_ahead += 1
+    return fair_share_priority(sandbox_seconds=seconds, waiting_ahead=waiting_ahead)
+
+
 def submission_enqueue(*, submission_id: int, countdown: float | None = None) -> bool:
-    return task_publish(name=GRADE_SUBMISSION, args=(submission_id,), countdown=countdown)
+    priority = None
+    if settings.GRADER_FAIR_SHARE_PRIORITIES:
+        try:
+            priority = submission_priority(submission_id=submission_id)
+        except DatabaseError:  # never lose a publish over its priority: kombu's default (0)
+            log.warning("submission %s: no fair-share priority", submission_id, exc_info=True)
+    return task_publish(
+        name=GRADE_SUBMISSION, args=(submission_id,), countdown=countdown, priority=priority
+    )
 
 
 def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
@@ -176,39 +236,102 @@ def submission_lease_renew(*, submission: Submission) -> bool:
     return bool(Submission.objects.filter(_held(submission)).update(lease_expires_at=expires))
 
 
+class _Heartbeat:
+    """One thread per worker process renews the leases of the grades it runs.
+
+    A thread started and joined per grade cost more than a whole grade's judging; this one is
+    never woken by a grade either (waking it cost a GIL hand-over per grade). It ticks at
+    least every GRADER_HEARTBEAT_SECONDS and renews each claim held for that long since its
+    last renewal, so a claim is first renewed within two intervals of being taken: settings
+    keep a lease above two intervals. It stops renewing a claim that is let go, lost (taken
+    over or finished), or past the hard time limit: then the worker is wedged, and the row
+    should go elsewhere.
+    """
+
+    def __init__(self) -> None:
+        self._pid = -1
+
+    def _ensure(self) -> None:
+        # Forked pool processes inherit this object but not its thread: start one of their own.
+        if self._pid == os.getpid():
+            return
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._interval = settings.GRADER_HEARTBEAT_SECONDS
+        # claim's pk -> [submission, next renewal, give up at] (monotonic seconds)
+        self._held: dict[int, list[Any]] = {}
+        threading.Thread(target=self._run, name="lease-heartbeat", daemon=True).start()
+
+    def hold(self, submission: Submission) -> None:
+        now = time.monotonic()
+        with _HEARTBEAT_START:
+            self._ensure()
+        interval = settings.GRADER_HEARTBEAT_SECONDS
+        with self._lock:
+            self._held[submission.pk] = [
+                submission,
+                now + interval,
+                now + settings.CELERY_TASK_TIME_LIMIT,
+            ]
+        if interval != self._interval:  # changed since the thread went to sleep (tests)
+            self._wake.set()
+
+    def release(self, submission: Submission) -> None:
+        with self._lock:
+            self._held.pop(submission.pk, None)
+
+    def _run(self) -> None:
+        while True:
+            self._interval = interval = settings.GRADER_HEARTBEAT_SECONDS
+            with self._lock:
+                next_due = min((entry[1] for entry in self._held.values()), default=None)
+            timeout = interval
+            if next_due is not None:
+                timeout = min(max(next_due - time.monotonic(), 0.0), interval)
+            self._wake.wait(timeout)
+            self._wake.clear()
+            now = time.monotonic()
+            with self._lock:
+                due = [entry for entry in self._held.values() if entry[1] <= now]
+            for entry in due:
+                entry[1] = now + interval
+                self._beat(entry, now)
+            if due:
+                connection.close()  # this thread's own: an idle worker holds no connection
+
+    def _beat(self, entry: list[Any], now: float) -> None:
+        submission, _, give_up_at = entry
+        keep = False
+        if now <= give_up_at:
+            try:
+                keep = submission_lease_renew(submission=submission)  # False: taken over
+            except (DatabaseError, InterfaceError):
+                # A database restart: the next beat reconnects; the lease has slack.
+                log.warning("submission %s: heartbeat failed", submission.pk)
+                connection.close()
+                keep = True
+        if not keep:
+            with self._lock:
+                if self._held.get(submission.pk) is entry:
+                    del self._held[submission.pk]
+
+_HEARTBEAT_START = threading.Lock()
+_heartbeat = _Heartbeat()
+
+
 @contextmanager
 def submission_lease_kept(*, submission: Submission) -> Iterator[None]:
     """Renew the claim's lease every GRADER_HEARTBEAT_SECONDS while the block runs.
 
     The lease is short, so a row whose worker died is taken over within about a lease; the
-    heartbeat keeps a live grade's row its own however long the grade takes. It stops renewing
-    at the hard time limit: past it the worker is wedged, and the row should go elsewhere.
+    heartbeat keeps a live grade's row its own however long the grade takes.
     """
-    stop = threading.Event()
-    give_up_at = time.monotonic() + settings.CELERY_TASK_TIME_LIMIT
-
-    def beat() -> None:
-        try:
-            while not stop.wait(settings.GRADER_HEARTBEAT_SECONDS):
-                if time.monotonic() > give_up_at:
-                    return
-                try:
-                    if not submission_lease_renew(submission=submission):
-                        return  # taken over or finished: nothing left to keep
-                except (DatabaseError, InterfaceError):
-                    # A database restart: the next beat reconnects; the lease has slack.
-                    log.warning("submission %s: heartbeat failed", submission.pk)
-                    connection.close()
-        finally:
-            connection.close()  # this thread's own connection
-
-    heartbeat = threading.Thread(target=beat, name=f"lease-{submission.pk}", daemon=True)
-    heartbeat.start()
+    _heartbeat.hold(submission)
     try:
         yield
     finally:
-        stop.set()
-        heartbeat.join(timeout=5)
+        _heartbeat.release(submission)
 
 
 def submission_finish(*, submission: Submission, verdict: dict[str, Any]) -> bool:
@@ -230,6 +353,8 @@ def submission_finish(*, submission: Submission, verdict: dict[str, Any]) -> boo
     )
     if not updated:
         log.warning("submission %s: lost the claim before writing the verdict", submission.pk)
+    elif submission.regrade_id is not None:  # a regrade queued it: tell the student if it moved
+        regrade_notice_record(submission=submission, verdict=verdict)
     return bool(updated)
 
 
@@ -324,7 +449,7 @@ def _submission_verdict(
     """The verdict of one claimed submission (one sandbox run), or None if we failed it."""
     from grader.engine.grading import grade
     from grader.engine.plots import plot_calls, plots_from_results
-    from grader.selectors.exercises import exercise_spec_get
+    from grader.selectors.exercises import exercise_spec_for_grading
 
     if submission.attempts > settings.GRADER_MAX_ATTEMPTS:
         # Delivered again and again (it kills its worker, or the sandbox keeps failing).
@@ -332,7 +457,7 @@ def _submission_verdict(
     if executor is None:  # the sandbox refused to start here: fail closed, try elsewhere
         return None
     exercise = submission.exercise
-    spec = exercise_spec_get(exercise=exercise)
+    spec = exercise_spec_for_grading(exercise=exercise)
     # The one line a fault test counts: sandbox runs per submission, not only verdicts.
     log.info(
         "submission %s: grading, attempt %s, in %s",
@@ -424,106 +549,3 @@ def submissions_sweep(*, now: Any = None) -> SweepReport:
             abandoned,
         )
     return SweepReport(requeued=len(to_publish), abandoned=abandoned)
-
-
-# Enough for a course's worth of final submissions in one synchronous preview (a few ms each).
-REGRADE_PREVIEW_MAX = 2000
-
-
-@dataclass(frozen=True)
-class RegradeChange:
-    submission_id: int
-    username: str
-    old_status: str
-    new_status: str
-    old_score: float | None
-    new_score: float | None
-
-
-@dataclass(frozen=True)
-class RegradeOutcome:
-    total: int
-    graded: int
-    changes: list[RegradeChange]
-
-
-def submissions_regrade_preview(*, exercise: Exercise, executor: Executor) -> RegradeOutcome:
-    """Grade the exercise's final submissions again with its current checks; store nothing.
-
-    Uses each submission's stored seed, so a change in the preview comes from the checks, not
-    from new random inputs.
-    """
-    from grader.engine.grading import grade
-    from grader.selectors.exercises import exercise_spec_get
-
-    spec = exercise_spec_get(exercise=exercise)
-    finals = Submission.objects.filter(
-        exercise=exercise, status__in=Submission.FINAL_STATUSES
-    ).select_related("user")
-    changes = []
-    graded = 0
-    for submission in finals.order_by("pk")[:REGRADE_PREVIEW_MAX]:
-        verdict = grade(spec=spec, code=submission.code, seed=submission.seed, executor=executor)
-        graded += 1
-        new = verdict.to_dict()
-        if new["status"] != submission.status or not _same_score(new["score"], submission.score):
-            changes.append(
-                RegradeChange(
-                    submission_id=submission.pk,
-                    username=submission.user.get_username(),
-                    old_status=submission.status,
-                    new_status=new["status"],
-                    old_score=submission.score,
-                    new_score=new["score"],
-                )
-            )
-    return RegradeOutcome(total=finals.count(), graded=graded, changes=changes)
-
-
-def _same_score(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    return abs(a - b) < 1e-9
-
-
-def regrade_preview_request(*, exercise: Exercise, user: AbstractBaseUser) -> RegradePreview:
-    """Ask a worker for a regrade preview: the web process never runs a sandbox itself."""
-    return job_request(model=RegradePreview, task=REGRADE_PREVIEW, exercise=exercise, user=user)
-
-
-def regrade_preview_run(*, preview_id: int, executor: Executor) -> RegradePreview | None:
-    """Compute a requested preview (in a worker). Returns None if another worker has it."""
-    preview = RegradePreview.claim(preview_id)
-    if preview is None:
-        return None
-    try:
-        result = submissions_regrade_preview(exercise=preview.exercise, executor=executor)
-    except Exception:
-        log.exception("regrade preview %s failed", preview_id)
-        preview.finish(failed=True)
-    else:
-        preview.total, preview.graded = result.total, result.graded
-        preview.changes = [asdict(change) for change in result.changes]
-        preview.finish(failed=False, fields=("total", "graded", "changes"))
-    return preview
-
-
-def submissions_regrade(*, exercise: Exercise) -> int:
-    """Send every final submission of the exercise through the pipeline again (same seeds)."""
-    now = timezone.now()
-    ids = list(
-        Submission.objects.filter(
-            exercise=exercise, status__in=Submission.FINAL_STATUSES
-        ).values_list("pk", flat=True)
-    )
-    with transaction.atomic():
-        Submission.objects.filter(pk__in=ids).update(
-            status=Submission.Status.QUEUED,
-            attempts=0,
-            queued_at=now,
-            started_at=None,
-            finished_at=None,
-            worker="",
-        )
-        transaction.on_commit(lambda: [submission_enqueue(submission_id=i) for i in ids])
-    return len(ids)

@@ -7,9 +7,14 @@ from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 
 from grader.engine.misconceptions import QUESTION_PATH
-from grader.selectors.exercises import exercise_get_published, exercise_list_published
+from grader.selectors.exercises import (
+    PROGRESS_LABELS,
+    exercise_get_published,
+    exercise_list_with_progress,
+    exercise_progress,
+)
 from grader.selectors.misconceptions import misconception_catalogue_with_rebuttals
-from grader.selectors.submissions import submissions_of_user
+from grader.selectors.submissions import submission_best_of_user, submissions_of_user
 from questions.rendering import render_markdown
 from questions.selectors import question_get
 
@@ -35,11 +40,24 @@ def _question_title(slug: str) -> str:
 
 
 def exercise_list(request: HttpRequest) -> HttpResponse:
-    exercises = [
-        {"exercise": e, "question_url": _question_url(e.question_slug)}
-        for e in exercise_list_published()
-    ]
-    return render(request, "grader/exercise_list.html", {"exercises": exercises})
+    show_progress = request.user.is_authenticated
+    exercises = []
+    for e in exercise_list_with_progress(user=request.user):
+        progress = exercise_progress(exercise=e) if show_progress else ""
+        exercises.append(
+            {
+                "exercise": e,
+                "question_url": _question_url(e.question_slug),
+                # Issue 14: the student's own progress (nothing for anonymous visitors).
+                "progress": progress,
+                "progress_label": PROGRESS_LABELS.get(progress, ""),
+            }
+        )
+    return render(
+        request,
+        "grader/exercise_list.html",
+        {"exercises": exercises, "show_progress": show_progress},
+    )
 
 
 def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -51,6 +69,8 @@ def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "question_title": _question_title(exercise.question_slug),
         "editor_code": exercise.starter_code,
         "resumed": False,
+        # Issue 14: the student's best graded submission (None for anonymous visitors).
+        "best": submission_best_of_user(user=request.user, exercise=exercise),
     }
     if request.user.is_authenticated and not request.GET.get("fresh"):
         # A returning student continues from their latest submission, not the starter code.

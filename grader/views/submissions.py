@@ -13,29 +13,25 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from grader.forms import HistoryForm, StaffFilterForm, SubmitForm
 from grader.models import Exercise, Submission
+from grader.selectors.misconceptions import misconception_choices
 from grader.selectors.submissions import (
-    misconception_counts,
-    regrade_preview_latest,
     submission_checks_visible,
     submission_diagnosis,
     submission_diff,
+    submission_error,
     submission_get_for_user,
-    submission_queue_position,
+    submission_queue_ahead,
+    submission_queue_estimate_seconds,
+    submission_queue_text,
     submissions_of_user,
 )
-from grader.services.submissions import (
-    SubmissionRejected,
-    regrade_preview_request,
-    submission_create,
-    submissions_regrade,
-)
+from grader.services.submissions import SubmissionRejected, submission_create
 
 POLL_INTERVAL = "700ms"
-MSG_REGRADE_APPLIED = "{n} submissions of {title} were queued for regrading."
 MSG_BAD_QUERY = "Bad request: a parameter of this page is not valid."
 MSG_BAD_CODE = "Your code could not be read (it holds a character that is not allowed)."
 
@@ -62,14 +58,23 @@ def staff_permission_required(
 
 
 def _result_context(request: HttpRequest, submission: Submission) -> dict[str, object]:
+    checks = submission_checks_visible(submission=submission, viewer=request.user)
+    # Issue 14: where a queued submission stands, with an estimate ("" once it runs).
+    ahead = submission_queue_ahead(submission=submission)
+    estimate = (
+        submission_queue_estimate_seconds(submission=submission, ahead=ahead) if ahead else None
+    )
     return {
         "submission": submission,
-        "checks": submission_checks_visible(submission=submission, viewer=request.user),
+        "checks": checks,
         "diagnosis": submission_diagnosis(submission=submission) if submission.is_final else [],
         "plots": submission.plots or None,
         "poll_interval": POLL_INTERVAL,
         # For the result fragment: where a queued submission stands (None once it runs).
-        "queue_position": submission_queue_position(submission=submission),
+        "queue_position": None if ahead is None else ahead + 1,
+        "queue_text": submission_queue_text(ahead=ahead, estimate_seconds=estimate),
+        # Issue 14: the exception, the student's frames and the line (for the editor).
+        "error": submission_error(submission=submission, checks=checks),
     }
 
 
@@ -175,35 +180,6 @@ def staff_list(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "exercises": Exercise.objects.all(),
             "statuses": Submission.Status.choices,
+            "misconceptions": misconception_choices(),
         },
     )
-
-
-@staff_permission_required(PERM_VIEW)
-@require_http_methods(["GET", "POST"])
-def regrade(request: HttpRequest, slug: str) -> HttpResponse:
-    exercise = get_object_or_404(Exercise, slug=slug)
-    if request.method == "POST":
-        # A preview runs the sandbox on every submission; applying rewrites their scores.
-        if not request.user.has_perm(PERM_REGRADE):
-            raise PermissionDenied
-        if request.POST.get("action") == "apply":
-            n = submissions_regrade(exercise=exercise)
-            messages.success(request, MSG_REGRADE_APPLIED.format(n=n, title=exercise.title))
-        else:
-            regrade_preview_request(exercise=exercise, user=request.user)
-        return redirect(request.path)
-    context = {
-        "exercise": exercise,
-        "preview": regrade_preview_latest(exercise=exercise),
-        "poll_interval": POLL_INTERVAL,
-    }
-    if request.headers.get("HX-Request"):
-        return render(request, "grader/_regrade_preview.html", context)
-    return render(request, "grader/staff_regrade.html", context)
-
-
-@staff_permission_required(PERM_VIEW)
-@require_GET
-def misconceptions(request: HttpRequest) -> HttpResponse:
-    return render(request, "grader/staff_misconceptions.html", {"rows": misconception_counts()})

@@ -36,6 +36,29 @@
       exec: function () { textarea.value = editor.getValue(); submit(); },
     });
     window.codeEditor = editor;  // for end-to-end tests and the console
+
+    // The verdict names the line its error was raised on (data-error-line, the student's own
+    // file only): mark it in the gutter, with the exception as the annotation's text.
+    function markError() {
+      var verdict = document.querySelector("#result .verdict");
+      if (!verdict) return;
+      var line = parseInt(verdict.getAttribute("data-error-line") || "", 10);
+      var lines = editor.session.getLength();
+      if (!(line >= 1 && line <= lines)) {
+        editor.session.clearAnnotations();
+        return;
+      }
+      var type = verdict.getAttribute("data-error-type") || "Error";
+      var message = verdict.getAttribute("data-error-message") || "";
+      editor.session.setAnnotations([{
+        row: line - 1,
+        column: 0,
+        text: message ? type + ": " + message : type,
+        type: "error",
+      }]);
+    }
+    document.body.addEventListener("htmx:afterSettle", markError);
+    markError();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
   else setup();

@@ -349,7 +349,7 @@ def test_an_error_after_the_claim_releases_the_row(user, exercise, monkeypatch, 
     def spec_unreadable(**kwargs):  # type: ignore[no-untyped-def]
         raise OperationalError("terminating connection due to administrator command")
 
-    monkeypatch.setattr(selectors, "exercise_spec_get", spec_unreadable)
+    monkeypatch.setattr(selectors, "exercise_spec_for_grading", spec_unreadable)
     s = make(user, exercise)
     with pytest.raises(OperationalError):  # the task's own retry takes it from here
         services.submission_grade(submission_id=s.pk, worker="w1:1:a", executor=CountingRuns())
@@ -396,3 +396,39 @@ def test_the_sweep_stops_publishing_when_the_broker_is_away(user, exercise, monk
         make(user, exercise, queued_at=old)
     services.submissions_sweep()
     assert len(calls) == 1  # not one publish timeout per row
+
+
+def test_one_heartbeat_thread_serves_every_grade_of_a_process(user, exercise) -> None:  # type: ignore[no-untyped-def]
+    # A thread per grade cost more than the grade's judging: grades only register with it.
+    def heartbeats() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("lease")]
+
+    for _ in range(3):
+        s = make(user, exercise)
+        held = services.submission_claim(submission_id=s.pk, worker="w1:1:a")
+        assert held is not None
+        with services.submission_lease_kept(submission=held):
+            assert len(heartbeats()) == 1
+        services.submission_finish(submission=held, verdict={"status": "passed"})
+    assert len(heartbeats()) == 1
+
+
+def test_a_worker_reads_an_exercises_checks_again_only_after_a_change(exercise) -> None:  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from grader.selectors.exercises import exercise_spec_for_grading
+
+    first = exercise_spec_for_grading(exercise=Exercise.objects.get(pk=exercise.pk))
+    with CaptureQueriesContext(connection) as queries:
+        again = exercise_spec_for_grading(exercise=exercise)
+    assert again is first and len(queries) == 0
+
+    check = exercise.checks.first()
+    check.weight = 7.0
+    check.save()  # moves the exercise's updated_at: the spec held is stale
+    changed = exercise_spec_for_grading(exercise=Exercise.objects.get(pk=exercise.pk))
+    assert [c.weight for c in changed.checks][0] == 7.0
+    check.delete()
+    after_delete = exercise_spec_for_grading(exercise=Exercise.objects.get(pk=exercise.pk))
+    assert len(after_delete.checks) == len(changed.checks) - 1

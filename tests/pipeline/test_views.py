@@ -135,7 +135,7 @@ def test_staff_list_filters_and_misconception_table() -> None:
 def test_regrade_previews_changes_in_a_worker_then_applies_them() -> None:
     from grader.engine.sandbox import SandboxExecutor
     from grader.models import RegradePreview
-    from grader.services.submissions import regrade_preview_run
+    from grader.services.regrades import regrade_preview_run
 
     ann = login("ann")
     # Stored as failed with score 0, though the code is correct: as if the checks were fixed.

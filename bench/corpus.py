@@ -1,0 +1,75 @@
+"""What a realistic mix of submissions costs a worker: every golden file, graded in one run.
+
+    make bench-corpus           (or: .venv/bin/python bench/corpus.py [--rounds 3])
+
+Grades each file of tests/golden (correct ones, wrong ones of every misconception, syntax and
+import errors, loop-based and slow code: student-style submissions of all three exercises)
+through one warm sandbox with ``grading.grade``, and prints the distribution of a whole grade
+and what one worker process would sustain on that mix. The README's scale-out estimate uses
+these figures. Prints the load average at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from grader.engine.sandbox import SandboxExecutor  # noqa: E402
+from tests.grader.helpers import KIND_OF_SLUG, builtin_spec  # noqa: E402
+
+GOLDEN = ROOT / "tests" / "golden"
+
+
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    from grader.engine.grading import grade
+
+    files = sorted(
+        (slug, path) for slug in KIND_OF_SLUG for path in (GOLDEN / slug).glob("*.[pt][yx]*")
+    )
+    print(f"load average at the start: {load()} (2 cores)")
+    executor = SandboxExecutor()
+    times: list[float] = []
+    by_status: dict[str, list[float]] = {}
+    try:
+        executor.self_check()
+        for round_ in range(args.rounds + 1):
+            for slug, path in files:
+                spec = builtin_spec(KIND_OF_SLUG[slug])
+                time.sleep(0.01)
+                t = time.perf_counter()
+                verdict = grade(spec=spec, code=path.read_text(), seed=round_, executor=executor)
+                took = (time.perf_counter() - t) * 1000
+                if round_:  # the first round warms up
+                    times.append(took)
+                    by_status.setdefault(verdict.status, []).append(took)
+    finally:
+        executor.close()
+    print(f"load average at the end: {load()}")
+    ordered = sorted(times)
+    mean = statistics.fmean(times)
+    print(f"\n{len(files)} golden files x {args.rounds} rounds = {len(times)} grades")
+    print(
+        f"whole grade: mean {mean:.1f} ms, median {statistics.median(times):.1f} ms, "
+        f"p95 {ordered[int(0.95 * (len(ordered) - 1))]:.1f} ms, max {ordered[-1]:.1f} ms"
+    )
+    for status, ts in sorted(by_status.items()):
+        print(f"  {status:<15} {len(ts):4d} grades, mean {statistics.fmean(ts):7.1f} ms")
+    print(f"one worker process on this mix: about {1000 / mean:.0f} grades/s (1 / mean)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

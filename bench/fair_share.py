@@ -1,0 +1,262 @@
+"""Fair share of grading, measured: the audit's scenario (issue 12, finding 6), before and after.
+
+    .venv/bin/python bench/fair_share.py [--samples 3] [--warmup 12]
+
+Three new accounts keep their queues full of CPU-burning submissions (each spins until the
+sandbox's CPU limit, inside the sandbox); meanwhile an honest student submits a correct
+solution, waits for its verdict, and does it again. Printed: the honest student's wait from
+submit to verdict, with arrival order (GRADER_ONE_RUNNING_PER_USER=false and no priorities)
+and with fair share (the defaults: one running submission per user, priorities by recent
+sandbox seconds), and the load average at the start and end of each. Each run starts a fresh
+stack of its own: gunicorn (2 workers) on 127.0.0.1:8802, Redis on 6402, a Celery worker
+(--concurrency 2) with beat, a SQLite file in a temporary folder; production settings (DEBUG
+off). Not part of `make test`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+WEB_PORT = 8802
+REDIS_PORT = 6402
+BASE = f"http://127.0.0.1:{WEB_PORT}"
+EXERCISE = "scaled-dot-product-attention"
+CORRECT = (ROOT / "bench" / "correct_attention.py").read_text()
+BURNER = "def attention(Q, K, V, mask=None):\n    while True:\n        pass\n"
+FINAL = {"passed", "failed", "error", "internal-error"}
+ARRIVAL_ORDER = {"GRADER_ONE_RUNNING_PER_USER": "false", "GRADER_FAIR_SHARE_PRIORITIES": "false"}
+
+
+class Stack:
+    """The whole site on its own ports, files and database; `overrides` go to its environment."""
+
+    def __init__(self, workers: int = 2, **overrides: str) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="bench-fair-share-"))
+        self.env = {
+            **os.environ,
+            "DEBUG": "false",
+            "SECRET_KEY": "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "SECURE_SSL_REDIRECT": "false",
+            "DATABASE_URL": f"sqlite:///{self.tmp / 'bench.sqlite3'}",
+            "REDIS_URL": f"redis://127.0.0.1:{REDIS_PORT}/0",
+            "LOG_LEVEL": "WARNING",
+            "STATIC_ROOT": str(self.tmp / "static"),
+            **overrides,
+        }
+        self.workers = workers
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def run(self, *args: str) -> str:
+        return subprocess.run(
+            [PY, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    def spawn(self, *cmd: str) -> None:
+        log = (self.tmp / f"{len(self.procs)}.log").open("wb")
+        self.procs.append(
+            subprocess.Popen(
+                cmd,
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+
+    def start(self) -> None:
+        self.run("migrate", "--noinput")
+        self.run("collectstatic", "--noinput")
+        self.spawn(
+            shutil.which("redis-server") or "redis-server",
+            "--port",
+            str(REDIS_PORT),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        )
+        self.spawn(
+            PY,
+            "-m",
+            "celery",
+            "-A",
+            "quizsite",
+            "worker",
+            "-B",
+            "--loglevel=WARNING",
+            f"--concurrency={self.workers}",
+            f"--schedule={self.tmp / 'beat'}",
+        )
+        self.spawn(
+            PY,
+            "-m",
+            "gunicorn",
+            "quizsite.wsgi",
+            "-b",
+            f"127.0.0.1:{WEB_PORT}",
+            "-w",
+            "2",
+            "--threads",
+            "4",
+            "--log-level",
+            "warning",
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{BASE}/questions/", timeout=2).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        # The worker is ready once it has graded one submission.
+        token = self.tokens(["warmup"])[0]
+        submit_and_wait(token)
+
+    def tokens(self, names: list[str]) -> list[str]:
+        code = (
+            "from django.contrib.auth import get_user_model\n"
+            "from rest_framework.authtoken.models import Token\n"
+            "U = get_user_model()\n"
+            f"for name in {names!r}:\n"
+            "    u, _ = U.objects.get_or_create(username=name)\n"
+            "    print(Token.objects.get_or_create(user=u)[0].key)\n"
+        )
+        return self.run("shell", "-v", "0", "-c", code).split()
+
+    def stop(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in self.procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def api(method: str, path: str, token: str, body: dict | None = None) -> tuple[int, dict]:
+    req = urllib.request.Request(
+        BASE + path,
+        method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def submit_and_wait(token: str, poll: float = 0.3) -> float:
+    """Submit a correct solution; seconds until its verdict. Polls under the API's user limit
+    (240/min), as a browser's page does."""
+    started = time.perf_counter()
+    status, sub = api("POST", "/api/submissions/", token, {"exercise": EXERCISE, "code": CORRECT})
+    assert status == 201, (status, sub)
+    url = sub["url"]
+    while sub.get("status") not in FINAL:
+        time.sleep(poll)
+        try:
+            _, sub = api("GET", url, token)
+        except OSError:  # a reset connection on a loaded machine: poll again
+            sub = {}
+    assert sub["status"] == "passed", sub
+    return time.perf_counter() - started
+
+
+def burn(token: str, stop: threading.Event, accepted: list[int]) -> None:
+    """Keep this account's queue full of CPU burners, as the audit's three accounts did."""
+    while not stop.is_set():
+        try:
+            status, _ = api(
+                "POST", "/api/submissions/", token, {"exercise": EXERCISE, "code": BURNER}
+            )
+        except OSError:  # a reset connection on a loaded machine: the attacker tries again
+            status = 0
+        if status == 201:
+            accepted.append(1)
+        else:  # the queue cap (or the rate limit): try again shortly
+            stop.wait(0.5)
+
+
+def scenario(label: str, samples: int, warmup: float, **overrides: str) -> list[float]:
+    stack = Stack(**overrides)
+    try:
+        stack.start()
+        *burners, honest = stack.tokens(["burner0", "burner1", "burner2", "honest"])
+        load_start = os.getloadavg()
+        stop = threading.Event()
+        accepted: list[int] = []
+        threads = [threading.Thread(target=burn, args=(t, stop, accepted)) for t in burners]
+        for t in threads:
+            t.start()
+        time.sleep(warmup)  # the attack is under way: queues full, the burners have history
+        waits = []
+        for _ in range(samples):
+            waits.append(submit_and_wait(honest))
+            time.sleep(1.0)
+        stop.set()
+        for t in threads:
+            t.join()
+        load_end = os.getloadavg()
+        print(
+            f"{label:<34}: honest wait median {statistics.median(waits):6.2f} s "
+            f"(each: {', '.join(f'{w:.2f}' for w in waits)} s); "
+            f"{len(accepted)} burner submissions accepted"
+        )
+        print(
+            f"{'':<34}  load average at start {load_start[0]:.2f}, at end {load_end[0]:.2f} "
+            f"(1 min; {os.cpu_count()} cores)"
+        )
+        return waits
+    finally:
+        stack.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=3, help="honest submissions per run")
+    parser.add_argument("--warmup", type=float, default=12.0, help="seconds of attack first")
+    args = parser.parse_args()
+    print(
+        "3 accounts keep 5 CPU burners each queued (each spins to the sandbox's CPU limit); "
+        "celery --concurrency=2\n"
+    )
+    before = scenario("before (arrival order)", args.samples, args.warmup, **ARRIVAL_ORDER)
+    after = scenario("after (fair share, the defaults)", args.samples, args.warmup)
+    print(
+        f"\nhonest student's wait: {statistics.median(before):.2f} s -> "
+        f"{statistics.median(after):.2f} s (median of {args.samples})"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""End to end, an instructor (issue 14): regrade with a confirmation, watch its progress, and the
+student whose score changed sees why; drill down from a misconception's count to the
+submissions that show it; download the grades as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import Page, expect
+
+from grader.models import Exercise, Submission
+from tests.pipeline.stack import golden
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.stack,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
+
+SLUG = "scaled-dot-product-attention"
+CORRECT = golden("correct_matmul")
+GRADING_TIMEOUT_MS = 60_000  # a preview and a regrade on a shared 2-core machine
+PHONE = {"width": 390, "height": 844}
+
+
+def _student(name: str):
+    return get_user_model().objects.create_user(name, password=f"{name}-pass-123")
+
+
+def _stored(user, *, status: str, score: float | None, codes: list[str] | None = None):
+    return Submission.objects.create(
+        user=user,
+        exercise=Exercise.objects.get(slug=SLUG),
+        code=CORRECT,
+        seed=7,
+        status=status,
+        score=score,
+        diagnosis=codes or [],
+    )
+
+
+def _fits_a_phone(page: Page) -> None:
+    page.set_viewport_size(PHONE)
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"{page.url} scrolls sideways at 390 px ({width} px)"
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_regrade_confirm_progress_done_then_the_student_sees_why(
+    worker_stack: None,
+    instructor_page: Page,
+    logged_in_page: Callable[..., Page],
+    screenshot: Callable[..., object],
+) -> None:
+    ann = _student("ann-e2e")
+    # Correct code stored as failed: as if the checks had been wrong when it was graded.
+    wronged = _stored(ann, status="failed", score=0.0)
+    _stored(_student("bob-e2e"), status="passed", score=1.0)
+    page = instructor_page
+    page.goto(f"/staff/exercises/{SLUG}/regrade/")
+    page.get_by_role("button", name="Preview the regrade").click()
+    preview = page.locator("#preview")
+    expect(preview).to_have_attribute("data-status", "done", timeout=GRADING_TIMEOUT_MS)
+    expect(page.locator("#preview-summary")).to_contain_text("1 of 2 graded submissions")
+
+    page.get_by_role("link", name="Apply: regrade all 2 submissions…").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "Apply the regrade of Scaled dot-product attention?"
+    )
+    expect(page.locator("#confirm-count")).to_contain_text("2 submissions will be graded again")
+    _fits_a_phone(page)
+    screenshot(page, "instructor-regrade-confirm")
+    page.get_by_role("button", name="Regrade 2 submissions").click()
+
+    progress = page.locator("#regrade-progress")
+    expect(progress).to_be_visible()
+    expect(page.locator("#preview")).to_have_count(0)  # the used preview and its Apply are gone
+    expect(page.get_by_role("link", name="Apply: regrade all 2 submissions…")).to_have_count(0)
+    expect(progress).to_contain_text("of 2 regraded")
+    expect(progress).to_have_attribute("data-done", "true", timeout=GRADING_TIMEOUT_MS)
+    expect(progress).to_contain_text("2 of 2 regraded; 1 score changed")
+    screenshot(page, "instructor-regrade-done")
+
+    student = logged_in_page(ann, "ann-e2e-pass-123")
+    student.goto(f"/exercises/{SLUG}/history/")
+    notice = student.locator(f'.regrade-notice[data-submission="{wronged.pk}"]')
+    expect(notice).to_contain_text("Failed, score 0.00 → Passed, score 1.00")
+    expect(notice).to_contain_text("because the exercise's checks changed on")
+    student.goto(f"/exercises/{SLUG}/")
+    expect(notice).to_be_visible()  # on the exercise page too, until dismissed
+    screenshot(student, "student-regrade-notice")
+    notice.get_by_role("button", name="Dismiss").click()
+    student.wait_for_load_state()
+    expect(student.locator(".regrade-notice")).to_have_count(0)
+    student.goto(f"/exercises/{SLUG}/history/")
+    expect(student.locator(".regrade-notice")).to_have_count(0)
+
+
+def test_from_a_misconception_count_to_the_submissions_that_show_it(
+    instructor_page: Page, screenshot: Callable[..., object]
+) -> None:
+    ann = _student("ann-e2e")
+    hit = _stored(ann, status="failed", score=0.2, codes=["missing-scale"])
+    other = _stored(ann, status="failed", score=0.5, codes=["scale-by-d"])
+    page = instructor_page
+    page.goto("/admin/")
+    page.locator("#staff-pages").get_by_role("link", name="Misconceptions").click()
+    article = page.locator('article[data-code="missing-scale"]')
+    expect(article.locator("h3")).to_contain_text("The scores are not divided by √d_k")
+    expect(article).to_contain_text("1 of 1 students affected (100%)")
+    expect(article.locator("svg[role=img] rect.bar")).to_have_count(30)
+    _fits_a_phone(page)
+    screenshot(page, "instructor-misconceptions")
+
+    article.locator("a.filtered-list").click()
+    page.wait_for_url("**/staff/submissions/?*misconception=missing-scale*")
+    expect(page.get_by_label("Misconception")).to_have_value("missing-scale")
+    rows = page.locator("table tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.get_by_role("link", name=f"#{hit.pk}")).to_be_visible()
+    expect(page.get_by_role("link", name=f"#{other.pk}")).to_have_count(0)
+
+
+def test_the_grades_download_has_each_students_scores(instructor_page: Page) -> None:
+    ann = _student("=ann-e2e")  # a username a spreadsheet would run as a formula
+    _stored(ann, status="failed", score=0.5)
+    _stored(ann, status="passed", score=1.0)
+    page = instructor_page
+    page.goto("/staff/submissions/")
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download the grades (CSV)").click()
+    path = download.value.path()
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    assert rows == [
+        {
+            "username": "'=ann-e2e",
+            "exercise": SLUG,
+            "best_score": "1.0000",
+            "latest_score": "1.0000",
+            "submissions": "2",
+            "last_submitted_at": rows[0]["last_submitted_at"],
+        }
+    ]
+    assert rows[0]["last_submitted_at"].endswith("+00:00")

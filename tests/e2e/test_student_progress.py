@@ -1,0 +1,200 @@
+"""Issue 14 in the browser: progress marks, the queue position with its estimate, and a
+readable traceback whose line the editor marks. A real Redis and a real Celery worker grade."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from playwright.sync_api import Page, expect
+
+from grader.models import Exercise, Submission
+from grader.services.submissions import submission_create
+from tests.e2e.flows import ATTENTION_EXERCISE, submit_code
+from tests.pipeline.stack import Redis, Worker, golden
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.stack,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
+
+CORRECT = golden("correct_matmul")
+# Raises on line 5, called from line 9: the student's frames only, innermost first.
+RAISING = """import numpy as np
+
+
+def helper(x):
+    raise ValueError("boom at helper")
+
+
+def attention(Q, K, V, mask=None):
+    return helper(Q)
+"""
+SYNTAX_ERROR = "import numpy as np\n\ndef attention(Q, K, V, mask=None):\n    return Q +\n"
+VERDICT_TIMEOUT_MS = 90_000
+
+
+class _Stack:
+    """Redis for the whole module; the worker started only when a test needs it, so a test
+    can submit while no worker runs and see its place in the queue."""
+
+    def __init__(self, name: str) -> None:
+        self.redis = Redis()
+        self.worker = Worker(name)
+
+    def worker_running(self) -> None:
+        if self.worker.proc is None or self.worker.proc.poll() is not None:
+            self.worker.start()
+
+    def worker_stopped(self) -> None:
+        self.worker.stop()
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[_Stack]:
+    s = _Stack("e2e-student-progress")
+    s.redis.start()
+    try:
+        yield s
+    finally:
+        s.worker.stop()
+        s.redis.stop()
+
+
+@pytest.fixture
+def student(stack: _Stack, logged_in_page: Callable[..., Page]) -> Page:
+    user = get_user_model().objects.create_user("progress-e2e", password="student-pass-123")
+    return logged_in_page(user, "student-pass-123")
+
+
+def _fits_a_phone(page: Page) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    assert width <= 390, f"{page.url} scrolls sideways at 390 px ({width} px wide)"
+
+
+def _verdict(page: Page, status: str) -> None:
+    expect(page.locator("#result .verdict")).to_have_attribute(
+        "data-status", status, timeout=VERDICT_TIMEOUT_MS
+    )
+
+
+def test_a_queued_submission_shows_its_place_and_an_estimate_until_a_worker_grades_it(
+    stack: _Stack, student: Page, screenshot: Callable[..., object]
+) -> None:
+    stack.worker_stopped()  # deterministic: nothing is graded until the worker starts below
+    other = get_user_model().objects.create_user("ahead-e2e", password="other-pass-123")
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    # Three measured grades of 2 s by one worker: two ahead of us make about 4 s.
+    now = timezone.now()
+    for k in range(3):
+        Submission.objects.create(
+            user=other,
+            exercise=exercise,
+            code=CORRECT,
+            seed=k,
+            status=Submission.Status.PASSED,
+            score=1.0,
+            started_at=now - timedelta(seconds=60 + k),
+            finished_at=now - timedelta(seconds=58 + k),
+            worker="earlier-worker",
+        )
+    for _ in range(2):
+        submission_create(user=other, exercise=exercise, code=CORRECT)
+
+    submit_code(student, CORRECT)
+    verdict = student.locator("#result .verdict")
+    expect(verdict).to_have_attribute("data-status", "queued")
+    position = verdict.locator(".queue-position")
+    expect(position).to_have_text("2 ahead of you, about 4 s")
+    student.wait_for_timeout(1_600)  # two polls later, still there (updated, not lost)
+    expect(student.locator("#result .verdict .queue-position")).to_have_text(
+        "2 ahead of you, about 4 s"
+    )
+    screenshot(student, "queue-position-estimate")
+
+    stack.worker_running()
+    _verdict(student, "passed")
+    expect(student.locator("#result .queue-position")).to_have_count(0)
+
+
+def test_the_exercise_list_marks_progress_after_a_submission(
+    stack: _Stack, student: Page, screenshot: Callable[..., object]
+) -> None:
+    stack.worker_running()
+    student.goto("/exercises/")
+    card = student.locator(".card", has_text="Scaled dot-product attention")
+    expect(card.locator("[data-progress]")).to_have_attribute("data-progress", "not-started")
+    expect(card).to_contain_text("Not started")
+
+    submit_code(student, CORRECT)
+    _verdict(student, "passed")
+    student.goto("/exercises/")
+    card = student.locator(".card", has_text="Scaled dot-product attention")
+    expect(card.locator("[data-progress]")).to_have_attribute("data-progress", "solved")
+    expect(card).to_contain_text("Solved")
+    expect(card).to_contain_text("best score 1.00 · 1 submission")
+    expect(student.locator('[data-progress="not-started"]')).to_have_count(2)
+    screenshot(student, "exercise-list-progress")
+    _fits_a_phone(student)
+
+    student.goto(ATTENTION_EXERCISE)
+    best = student.locator("#best-result")
+    expect(best).to_contain_text("Your best result: score 1.00 (passed)")
+    best.get_by_role("link").click()
+    expect(student.get_by_role("heading", level=1)).to_contain_text("Submission #")
+
+
+def test_a_runtime_error_shows_the_exception_first_and_the_editor_marks_its_line(
+    stack: _Stack, student: Page, js_errors: list[str], screenshot: Callable[..., object]
+) -> None:
+    stack.worker_running()
+    submit_code(student, RAISING)
+    _verdict(student, "failed")
+    error = student.locator("#result .student-error pre.traceback")
+    expect(error).to_be_visible()
+    text = error.inner_text()
+    lines = text.splitlines()
+    assert lines[0] == "ValueError: boom at helper"
+    assert lines[1].startswith("  at line 5, in helper")
+    assert lines[2].startswith("  called from line 9, in attention")
+    assert "zygote" not in text and "sandbox" not in text and "File " not in text
+    assert student.locator("#result .student-error pre.traceback").evaluate(
+        "el => getComputedStyle(el).fontFamily"
+    )  # a <pre>: monospace
+    annotations = student.evaluate("() => window.codeEditor.session.getAnnotations()")
+    assert annotations == [
+        {"row": 4, "column": 0, "text": "ValueError: boom at helper", "type": "error"}
+    ]
+    expect(student.locator(".ace_gutter-cell.ace_error")).to_have_count(1)
+    expect(student.locator(".ace_gutter-cell.ace_error")).to_have_text("5")
+    screenshot(student, "runtime-error-annotation")
+    assert js_errors == []
+    student.locator("#result .verdict-head a").click()  # the submission's own page
+    expect(student.locator(".student-error pre.traceback")).to_contain_text("at line 5")
+    _fits_a_phone(student)
+
+
+def test_a_syntax_error_marks_its_line_and_a_new_submission_clears_it(
+    stack: _Stack, student: Page
+) -> None:
+    stack.worker_running()
+    submit_code(student, SYNTAX_ERROR)
+    _verdict(student, "error")
+    expect(student.locator("#result .student-error pre.traceback")).to_contain_text(
+        "SyntaxError: invalid syntax"
+    )
+    rows = student.evaluate(
+        "() => window.codeEditor.session.getAnnotations().map(a => [a.row, a.type])"
+    )
+    assert rows == [[3, "error"]]
+    student.evaluate("code => window.codeEditor.setValue(code, 1)", CORRECT)
+    student.locator("#editor").click()
+    student.keyboard.press("Control+Enter")
+    _verdict(student, "passed")
+    assert student.evaluate("() => window.codeEditor.session.getAnnotations().length") == 0

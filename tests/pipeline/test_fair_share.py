@@ -1,0 +1,150 @@
+"""Fair share of grading (issue 12, finding 6): a light user's submission passes a heavy user's
+queued ones, through Celery priorities by recent sandbox seconds.
+
+The pipeline tests run a real Redis and a real Celery worker (one process, as a saturated
+worker pool looks to the queue) and assert on the ORDER of verdicts, never on wall-clock time.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from grader.models import Exercise, Submission
+from grader.services.submissions import fair_share_priority, submission_priority
+from tests.pipeline.stack import Worker, golden, wait_until
+
+CORRECT = golden("correct_matmul")
+# Correct, after a second's sleep: a burner's submission holds a worker slot about 1 s, spent
+# inside the sandbox (the sleep runs there, at module load).
+SLOW = "import time\ntime.sleep(1.0)\n" + CORRECT
+BURNERS = 3
+BURST = 4  # each burner's queued submissions, under the queue cap of 5
+FINAL = {s.value for s in Submission.FINAL_STATUSES}
+
+
+def _client(username: str) -> APIClient:
+    user = get_user_model().objects.create_user(username, password=f"pw-{username}-123")
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def _submit(client: APIClient, code: str) -> int:
+    response = client.post(
+        "/api/submissions/",
+        {"exercise": "scaled-dot-product-attention", "code": code},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def _all_final(ids: list[int], timeout: float) -> None:
+    wait_until(
+        lambda: Submission.objects.filter(pk__in=ids, status__in=FINAL).count() == len(ids),
+        timeout=timeout,
+        step=0.2,
+    )
+
+
+def _finished_before(ids: list[int], honest: int) -> int:
+    done = Submission.objects.get(pk=honest).finished_at
+    return Submission.objects.filter(pk__in=ids, finished_at__lt=done).count()
+
+
+# --- The priority, without a broker ---------------------------------------------------------
+
+
+def test_the_priority_grows_with_recent_seconds_and_the_users_own_backlog(settings) -> None:
+    settings.GRADER_FAIR_SHARE_STEP_SECONDS = 1.0
+    assert fair_share_priority(sandbox_seconds=0.0, waiting_ahead=0) == 0
+    assert fair_share_priority(sandbox_seconds=0.3, waiting_ahead=0) == 0  # a few honest grades
+    assert fair_share_priority(sandbox_seconds=5.0, waiting_ahead=0) == 3  # one CPU burner
+    assert fair_share_priority(sandbox_seconds=60.0, waiting_ahead=0) == 6
+    assert fair_share_priority(sandbox_seconds=0.0, waiting_ahead=2) == 2
+    assert fair_share_priority(sandbox_seconds=1e6, waiting_ahead=5) == 9  # kombu's last step
+
+
+@pytest.mark.django_db
+def test_the_priority_counts_the_window_and_the_running_grade_in_one_query(settings) -> None:
+    settings.GRADER_FAIR_SHARE_WINDOW_SECONDS = 600
+    now = timezone.now()
+    user = get_user_model().objects.create_user("heavy")
+    other = get_user_model().objects.create_user("light")
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+
+    def row(owner, status, *, started=None, finished=None) -> Submission:  # type: ignore[no-untyped-def]
+        return Submission.objects.create(
+            user=owner,
+            exercise=exercise,
+            code="x",
+            seed=1,
+            status=status,
+            started_at=started and now - timedelta(seconds=started),
+            finished_at=(finished is not None and now - timedelta(seconds=finished)) or None,
+        )
+
+    row(user, Submission.Status.FAILED, started=3000, finished=2990)  # out of the window: 0 s
+    row(user, Submission.Status.ERROR, started=100, finished=95)  # 5 s
+    row(user, Submission.Status.RUNNING, started=3)  # 3 s so far
+    mine = row(user, Submission.Status.QUEUED)
+    theirs = row(other, Submission.Status.QUEUED)
+    with CaptureQueriesContext(connection) as queries:
+        assert submission_priority(submission_id=mine.pk, now=now) == (
+            fair_share_priority(sandbox_seconds=8.0, waiting_ahead=1)
+        )
+    assert len(queries) == 1
+    assert submission_priority(submission_id=theirs.pk, now=now) == 0
+
+
+# --- With a real worker ---------------------------------------------------------------------
+
+
+def _burn_and_then_submit_honestly(*, history: bool) -> tuple[list[int], int]:
+    """Three burners (with a graded slow submission each first, if history) queue a burst of
+    slow submissions, then an honest student submits a correct one."""
+    burners = [_client(f"burner{i}") for i in range(BURNERS)]
+    if history:
+        _all_final([_submit(c, SLOW) for c in burners], timeout=90)
+    queued = [_submit(c, SLOW) for c in burners for _ in range(BURST)]
+    honest = _submit(_client("honest"), CORRECT)
+    _all_final([*queued, honest], timeout=180)
+    assert Submission.objects.get(pk=honest).status == Submission.Status.PASSED
+    return queued, honest
+
+
+@pytest.mark.stack
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_an_honest_submission_passes_a_burst_of_burners_queued_ones(worker: Worker) -> None:
+    queued, honest = _burn_and_then_submit_honestly(history=False)
+    # No burner has spent a second yet, so only their backlogs order the queue: each burner's
+    # first submission is at the honest one's level (the one running, and two more), every
+    # later one behind it. In arrival order (no priorities) all twelve came first.
+    assert _finished_before(queued, honest) <= BURNERS + 1
+
+
+@pytest.mark.stack
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_burners_recent_sandbox_seconds_put_their_queued_ones_behind(worker: Worker) -> None:
+    queued, honest = _burn_and_then_submit_honestly(history=True)
+    # Each burner spent a sandbox second: all of their queued ones go behind the honest one,
+    # but the one already running when it arrived (and one more, on a slow machine).
+    assert _finished_before(queued, honest) <= 2
+
+
+@pytest.mark.stack
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_without_priorities_the_honest_submission_waits_behind_the_burners(
+    worker: Worker, settings
+) -> None:
+    # The control: what the two tests above guard against (the submissions publish from here).
+    settings.GRADER_FAIR_SHARE_PRIORITIES = False
+    queued, honest = _burn_and_then_submit_honestly(history=True)
+    assert _finished_before(queued, honest) >= len(queued) - 2

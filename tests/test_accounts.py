@@ -1,0 +1,230 @@
+"""Accounts (issue 14): `next` after sign-up and log-in, password reset and its rate limit, the
+favicon, one product name everywhere, and KaTeX only on the pages with math."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.staticfiles import finders
+from django.core import mail
+from django.test import Client, RequestFactory
+
+from quizsite.views import MSG_PASSWORD_RESET_THROTTLED, safe_next
+
+pytestmark = pytest.mark.django_db
+
+EXERCISE = "/exercises/scaled-dot-product-attention/"
+PASSWORD = "a-long-passphrase-42"
+
+
+def _signup(client: Client, username: str, next_url: str | None, **extra: str):
+    data = {"username": username, "password1": PASSWORD, "password2": PASSWORD}
+    if next_url is not None:
+        data["next"] = next_url
+    return client.post("/accounts/signup/", data, **extra)
+
+
+# --- next ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [EXERCISE, "/questions/why-divide-before-softmax/?role=ml#answer", "/"],
+)
+def test_next_keeps_a_page_of_this_site(candidate: str) -> None:
+    request = RequestFactory().get("/accounts/signup/", {"next": candidate})
+    assert safe_next(request) == candidate
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        "https://evil.example/",
+        "//evil.example/path",
+        "///evil.example",
+        "/\\evil.example",
+        "\\\\evil.example",
+        "javascript:alert(1)",
+        "http://testserver.evil.example/",
+        "",
+    ],
+)
+def test_next_refuses_anything_that_leaves_the_site(candidate: str) -> None:
+    request = RequestFactory().get("/accounts/signup/", {"next": candidate})
+    assert safe_next(request) == ""
+
+
+def test_next_never_downgrades_https_to_http() -> None:
+    request = RequestFactory().get("/accounts/signup/", {"next": "http://testserver/"}, secure=True)
+    assert safe_next(request) == ""
+
+
+def test_next_from_the_form_wins_over_the_query() -> None:
+    request = RequestFactory().post("/accounts/signup/?next=/questions/", {"next": EXERCISE})
+    assert safe_next(request) == EXERCISE
+
+
+def test_signing_up_returns_to_next() -> None:
+    response = _signup(Client(), "came-from-exercise", EXERCISE)
+    assert response.status_code == 302 and response["Location"] == EXERCISE
+
+
+def test_signing_up_with_a_foreign_next_goes_home() -> None:
+    response = _signup(Client(), "phished", "https://evil.example/steal")
+    assert response.status_code == 302 and response["Location"] == "/"
+
+
+def test_the_signup_form_carries_next_and_the_exercise_links_to_it() -> None:
+    client = Client()
+    page = client.get(EXERCISE).content.decode()
+    # The submit panel's links and the header's.
+    assert page.count(f'href="/accounts/signup/?next={EXERCISE}"') == 2
+    assert page.count(f'href="/accounts/login/?next={EXERCISE}"') == 2
+    form = client.get(f"/accounts/signup/?next={EXERCISE}").content.decode()
+    assert f'name="next" value="{EXERCISE}"' in form
+    # A foreign address is not even written into the form.
+    form = client.get("/accounts/signup/?next=https://evil.example/").content.decode()
+    assert "evil.example" not in form
+
+
+def test_an_account_page_does_not_send_the_header_links_back_to_itself() -> None:
+    page = Client().get("/accounts/login/").content.decode()
+    assert 'href="/accounts/signup/"' in page
+    assert "next=/accounts" not in page
+
+
+def test_logging_in_returns_to_next_and_refuses_a_foreign_one() -> None:
+    get_user_model().objects.create_user("ann", password=PASSWORD)
+    ok = Client().post(
+        "/accounts/login/", {"username": "ann", "password": PASSWORD, "next": EXERCISE}
+    )
+    assert ok["Location"] == EXERCISE
+    foreign = Client().post(
+        "/accounts/login/", {"username": "ann", "password": PASSWORD, "next": "//evil.example/"}
+    )
+    assert foreign["Location"] == "/"
+
+
+# --- password reset ----------------------------------------------------------------------------
+
+
+def test_a_reset_mails_a_one_time_link_to_the_address() -> None:
+    get_user_model().objects.create_user("bob", email="bob@example.com", password=PASSWORD)
+    response = Client().post("/accounts/password_reset/", {"email": "bob@example.com"})
+    assert response.status_code == 302 and response["Location"] == "/accounts/password_reset/done/"
+    assert len(mail.outbox) == 1
+    message = mail.outbox[0]
+    assert message.subject == f"Reset your password on {settings.PRODUCT_NAME}"
+    link = re.search(r"http://testserver(/accounts/reset/[^/]+/[^/]+/)", message.body)
+    assert link, message.body
+    form = Client().get(link.group(1), follow=True)
+    assert b"Choose a new password" in form.content
+
+
+def test_reset_requests_are_limited_per_client(settings) -> None:
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "password_reset": "2/hour"}
+    get_user_model().objects.create_user("cy", email="cy@example.com", password=PASSWORD)
+    codes = []
+    for i in range(3):
+        response = Client().post(
+            "/accounts/password_reset/",
+            {"email": f"someone{i}@example.com" if i else "cy@example.com"},
+            HTTP_X_FORWARDED_FOR=f"10.9.9.{i}",  # not trusted with NUM_PROXIES = 0
+        )
+        codes.append(response.status_code)
+    assert codes == [302, 302, 429]
+    assert MSG_PASSWORD_RESET_THROTTLED.split("{")[0] in response.content.decode()
+    assert len(mail.outbox) == 1
+
+
+def test_reset_requests_are_limited_per_address_whatever_the_client(settings) -> None:
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "password_reset": "2/hour"}
+    get_user_model().objects.create_user("dee", email="dee@example.com", password=PASSWORD)
+    codes = [
+        Client(REMOTE_ADDR=f"10.0.0.{i}")
+        .post("/accounts/password_reset/", {"email": "Dee@Example.com "})
+        .status_code
+        for i in range(3)
+    ]
+    assert codes == [302, 302, 429]
+    assert len(mail.outbox) == 2
+
+
+def test_email_is_read_from_the_environment_and_defaults_to_the_console_in_development() -> None:
+    from quizsite import settings as project
+
+    assert project.EMAIL_BACKEND.endswith("console.EmailBackend")  # tests run with DEBUG on
+    for name in ("EMAIL_HOST", "EMAIL_PORT", "EMAIL_HOST_USER", "EMAIL_HOST_PASSWORD"):
+        assert hasattr(project, name)
+    example = (settings.BASE_DIR / ".env.example").read_text()
+    for name in ("EMAIL_BACKEND", "EMAIL_HOST", "EMAIL_PORT", "DEFAULT_FROM_EMAIL"):
+        assert name in example
+
+
+def test_signup_takes_an_optional_email_for_resets() -> None:
+    response = Client().post(
+        "/accounts/signup/",
+        {"username": "eve", "email": "eve@example.com", "password1": PASSWORD, "password2": PASSWORD},
+    )
+    assert response.status_code == 302
+    assert get_user_model().objects.get(username="eve").email == "eve@example.com"
+
+
+# --- favicon and product name ------------------------------------------------------------------
+
+
+def test_favicon_ico_answers_with_the_svg_icon() -> None:
+    client = Client()
+    response = client.get("/favicon.ico")
+    assert response.status_code == 302 and response["Location"].endswith("favicon.svg")
+    svg = finders.find("favicon.svg")
+    assert svg and open(svg).read().startswith("<svg")
+    page = client.get("/").content.decode()
+    assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in page
+
+
+def test_one_product_name_everywhere(admin_client: Client) -> None:
+    name = settings.PRODUCT_NAME
+    for path in ("/", "/questions/", "/exercises/", "/accounts/login/", "/no-such-page/"):
+        html = Client().get(path).content.decode()
+        title = re.search(r"<title>(.*?)</title>", html, re.S)
+        assert title and title.group(1).strip().endswith(name), (path, title)
+    assert f'class="brand" href="/">{name}</a>' in Client().get("/").content.decode()
+    assert admin.site.site_header.startswith(name) and admin.site.site_title == name
+    assert name in admin_client.get("/admin/").content.decode()
+    assert settings.SPECTACULAR_SETTINGS["TITLE"].startswith(name)
+
+
+def test_the_500_page_names_the_product() -> None:
+    from quizsite.views import server_error
+
+    response = server_error(RequestFactory().get("/questions/"))
+    assert response.status_code == 500
+    assert settings.PRODUCT_NAME in response.content.decode()
+
+
+# --- page weight -------------------------------------------------------------------------------
+
+KATEX = "/static/vendor/katex/katex.min"
+
+
+@pytest.mark.parametrize(
+    "path", ["/questions/", "/exercises/", "/accounts/login/", "/accounts/signup/"]
+)
+def test_pages_without_math_do_not_load_katex(path: str) -> None:
+    html = Client().get(path).content.decode()
+    assert KATEX not in html and "js/math.js" not in html
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/", "/explainer/", "/misconceptions/", "/questions/why-divide-before-softmax/", EXERCISE],
+)
+def test_pages_with_math_load_katex_once(path: str) -> None:
+    html = Client().get(path).content.decode()
+    assert html.count(f"{KATEX}.css") == 1 and html.count(f"{KATEX}.js") == 1
+    assert html.count("js/math.js") == 1
