@@ -208,16 +208,33 @@ class SubmissionSerializer(serializers.ModelSerializer):
     def get_page_url(self, obj: Submission) -> str:
         return reverse("submissions:detail", kwargs={"pk": obj.pk})
 
+    # Each of these is read by two fields: computed once per submission (every poll of a
+    # waiting student's page pays for them).
+    def _once(self, obj: Submission, what: str, compute: Any) -> Any:
+        memo = self.__dict__.setdefault("_memo", {})
+        key = (obj.pk, what)
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
     def get_queue_position(self, obj: Submission) -> int | None:
-        return submission_queue_position(submission=obj)
+        return self._once(obj, "position", lambda: submission_queue_position(submission=obj))
 
     def get_queue_estimate_seconds(self, obj: Submission) -> float | None:
-        return submission_queue_estimate_seconds(submission=obj)
+        position = self.get_queue_position(obj)
+        return submission_queue_estimate_seconds(
+            submission=obj, ahead=None if position is None else position - 1
+        )
+
+    def _checks(self, obj: Submission) -> list[dict[str, Any]]:
+        viewer = self.context["request"].user
+        return self._once(
+            obj, "checks", lambda: submission_checks_visible(submission=obj, viewer=viewer)
+        )
 
     @extend_schema_field(StudentErrorSerializer(allow_null=True))
     def get_error(self, obj: Submission) -> dict[str, Any] | None:
-        checks = submission_checks_visible(submission=obj, viewer=self.context["request"].user)
-        error = submission_error(submission=obj, checks=checks)
+        error = submission_error(submission=obj, checks=self._checks(obj))
         return error.as_dict() if error is not None else None
 
     def get_diagnosis_labels(self, obj: Submission) -> list[str]:
@@ -225,7 +242,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     @extend_schema(responses=CheckSerializer(many=True))
     def get_checks(self, obj: Submission) -> list[dict[str, Any]]:
-        return submission_checks_visible(submission=obj, viewer=self.context["request"].user)
+        return self._checks(obj)
 
     @extend_schema(responses=DiagnosisSerializer(many=True))
     def get_diagnosis(self, obj: Submission) -> list[dict[str, Any]]:

@@ -166,6 +166,8 @@ def submission_checks_visible(
     The visibility is the exercise's current one, not the one stored with the verdict: hiding
     a check hides its message (and its expected values) on every earlier submission too.
     """
+    if not submission.checks:  # queued, running, or an error before any check: no query
+        return []
     shown = []
     deadline_passed = submission.exercise.deadline_passed
     staff_reader = viewer.is_staff and viewer.has_perm("grader.view_submission")
