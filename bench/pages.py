@@ -9,9 +9,9 @@ Prints the load average at start and end, then for the anonymous question page:
 - closed loop: --users concurrent clients, each sending its next request when the last ends;
 each on an idle stack (the baseline) and with both Celery processes saturated by a burst of
 submissions queued beforehand (checked: work must be left at the end of every saturated phase).
-By default the two alternate in windows of --window seconds, the worker's processes stopped
-(SIGSTOP: no CPU, an idle stack) then resumed on the backlog, so the drifting load of a shared
-machine weighs on both alike; --mode sequential measures idle, then saturated, once each.
+By default the two alternate in windows of --window seconds, grading switched off (Celery's
+cancel_consumer: an idle stack) then on again through the backlog, so the drifting load of a
+shared machine weighs on both alike; --mode sequential: idle, then saturated, once each.
 Its own ports (web 8803, Redis 6403) and its own SQLite file.
 """
 
@@ -20,21 +20,19 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import signal
 import sqlite3
 import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import closing, suppress
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.pipeline import CORRECT, Stack, api, pct
-from grader.engine.sandbox.launcher import process_tree
 
 WEB_PORT = 8803
 REDIS_PORT = 6403
@@ -121,23 +119,25 @@ def closed_loop(seconds: float, users: int, into: Classify) -> None:
 
 
 class Workers:
-    """Every process of the Celery worker (main, beat, pool, zygotes, sandbox children), stopped
-    and resumed together: stopped, they use no CPU, exactly an idle stack's workers."""
+    """Grading switched off and on through Celery's remote control: the workers stop taking
+    grading tasks (they finish the one or two in hand) and take them again. Not SIGSTOP: a
+    worker stopped inside a write would hold SQLite's lock and block every other writer."""
 
-    def __init__(self, root: int) -> None:
-        self.root = root
+    def __init__(self, redis_port: int) -> None:
+        from celery import Celery
 
-    def _signal(self, sig: int) -> None:
-        for _ in range(2):  # twice: a child forked while the first pass ran
-            for pid in process_tree(self.root):
-                with suppress(ProcessLookupError):
-                    os.kill(pid, sig)
+        self.app = Celery(broker=f"redis://127.0.0.1:{redis_port}/0")
+
+    def _control(self, command: str) -> None:
+        replies = getattr(self.app.control, command)("celery", reply=True, timeout=5.0, limit=1)
+        if not replies:
+            raise RuntimeError(f"no worker answered {command}")
 
     def pause(self) -> None:
-        self._signal(signal.SIGSTOP)
+        self._control("cancel_consumer")
 
     def resume(self) -> None:
-        self._signal(signal.SIGCONT)
+        self._control("add_consumer")
 
 
 class Interleaved:
@@ -145,7 +145,7 @@ class Interleaved:
     so a shared machine's drifting load weighs on both sides alike. Requests sent within GUARD
     after a switch count for neither."""
 
-    GUARD = 0.25
+    GUARD = 0.5  # a worker switched off finishes the task in hand (and a reserved one)
 
     def __init__(self, workers: Workers, stack: Stack, window: float) -> None:
         self.workers, self.stack, self.window = workers, stack, window
@@ -243,7 +243,7 @@ def main() -> None:
     parser.add_argument(
         "--seconds", type=float, default=20.0, help="each load's duration (per phase if sequential)"
     )
-    parser.add_argument("--window", type=float, default=2.0, help="interleaved window, s")
+    parser.add_argument("--window", type=float, default=2.5, help="interleaved window, s")
     parser.add_argument("--workers", type=int, default=2, help="Celery worker processes")
     parser.add_argument("--web-workers", type=int, default=2, help="gunicorn processes")
     parser.add_argument("--web-threads", type=int, default=4, help="gunicorn threads each")
@@ -257,7 +257,6 @@ def main() -> None:
         redis_port=REDIS_PORT,
         web=(args.web_workers, args.web_threads),
     )
-    workers: Workers | None = None
     try:
         stack.start()
         import bench.pipeline as pipeline
@@ -272,7 +271,7 @@ def main() -> None:
         for _ in range(100):  # warm: imports, template loading, caches
             fetch()
 
-        workers = Workers(stack.procs[1].pid)  # spawned after Redis, before gunicorn
+        workers = Workers(stack.redis_port)
         if args.mode == "sequential":
             idle_open, idle_closed, busy_open, busy_closed = Run(), Run(), Run(), Run()
             open_loop(args.seconds, args.rate, lambda _: idle_open)
@@ -289,7 +288,7 @@ def main() -> None:
             backlog, drain = saturate(stack, workers, tokens, args.seconds + 4)
             print(
                 f"backlog: {backlog} submissions to grade (drain ~{drain:.0f}/s); windows of "
-                f"{args.window:.0f} s, workers stopped (idle) then running (saturated)"
+                f"{args.window:.1f} s, grading off (idle) then on (saturated)"
             )
             opened = Interleaved(workers, stack, args.window)
             opened.drive(args.seconds, lambda s, into: open_loop(s, args.rate, into))
@@ -322,8 +321,6 @@ def main() -> None:
             )
         print("   goal: open-loop p95 within 1.5x idle (closed loop: throughput-bound, reported)")
     finally:
-        if workers is not None:  # never leave them stopped: they could not even terminate
-            workers.resume()
         stack.stop()
         load_end = os.getloadavg()
         print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in load_end)}")

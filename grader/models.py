@@ -131,6 +131,9 @@ class Submission(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # A claim on a running row expires, so a worker that died mid-grade doesn't hold it forever.
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # The fair-share priority its grade task was last published with (0 is served first): the
+    # queue position shown to the student counts in the order the broker serves.
+    priority = models.PositiveSmallIntegerField(default=0)
     # Set when a regrade sends the row through the pipeline again, with the verdict it had
     # then: the finished grade compares against it to tell the student (RegradeNotice).
     regrade = models.ForeignKey(

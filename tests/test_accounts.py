@@ -4,6 +4,7 @@ favicon, one product name everywhere, and KaTeX only on the pages with math."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -168,7 +169,12 @@ def test_email_is_read_from_the_environment_and_defaults_to_the_console_in_devel
 def test_signup_takes_an_optional_email_for_resets() -> None:
     response = Client().post(
         "/accounts/signup/",
-        {"username": "eve", "email": "eve@example.com", "password1": PASSWORD, "password2": PASSWORD},
+        {
+            "username": "eve",
+            "email": "eve@example.com",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
     )
     assert response.status_code == 302
     assert get_user_model().objects.get(username="eve").email == "eve@example.com"
@@ -182,7 +188,7 @@ def test_favicon_ico_answers_with_the_svg_icon() -> None:
     response = client.get("/favicon.ico")
     assert response.status_code == 302 and response["Location"].endswith("favicon.svg")
     svg = finders.find("favicon.svg")
-    assert svg and open(svg).read().startswith("<svg")
+    assert svg and Path(svg).read_text().startswith("<svg")
     page = client.get("/").content.decode()
     assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in page
 

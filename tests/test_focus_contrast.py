@@ -44,8 +44,13 @@ def test_every_focus_rule_draws_the_focus_colour() -> None:
         if "outline-color: #fff" in body:  # the skip link, drawn on the accent
             continue
         assert "var(--focus)" in body, selector
-    for element in ("a:focus-visible", "button:focus-visible", "input:focus-visible",
-                    "summary:focus-visible", ".code-editor:focus-within"):
+    for element in (
+        "a:focus-visible",
+        "button:focus-visible",
+        "input:focus-visible",
+        "summary:focus-visible",
+        ".code-editor:focus-within",
+    ):
         assert element in css
 
 

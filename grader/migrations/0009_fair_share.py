@@ -1,5 +1,6 @@
 # Fair share (issue 12, finding 6): the index of a user's recent sandbox seconds, read at every
-# publish of a grade task (grader.services.submissions.submission_priority).
+# publish of a grade task (grader.services.submissions.submission_priority), and the priority
+# published, which the queue position counts by.
 
 from django.db import migrations, models
 
@@ -10,6 +11,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.AddField(
+            model_name="submission",
+            name="priority",
+            field=models.PositiveSmallIntegerField(default=0),
+        ),
         migrations.AddIndex(
             model_name="submission",
             index=models.Index(fields=["user", "finished_at"], name="grader_sub_user_finished"),

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from grader.engine.checks import messages as check_messages
@@ -45,11 +45,15 @@ def submissions_of_user(*, user: AbstractBaseUser, exercise: Exercise | None = N
 
 def submission_queue_position(*, submission: Submission) -> int | None:
     """1 for the next queued submission to be graded, 2 for the one after...; None once it
-    runs or is done. Fair share can let another user's later submission pass this one."""
+    runs or is done. Counted in the broker's order (fair-share priority, then arrival): a
+    submission published later with a lower priority can still pass this one."""
     if submission.status != Submission.Status.QUEUED or submission.queued_at is None:
         return None
+    # The broker serves lower priorities first, and each priority in order (fair share).
     ahead = Submission.objects.filter(
-        status=Submission.Status.QUEUED, queued_at__lt=submission.queued_at
+        Q(priority__lt=submission.priority)
+        | Q(priority=submission.priority, queued_at__lt=submission.queued_at),
+        status=Submission.Status.QUEUED,
     ).count()
     return ahead + 1
 

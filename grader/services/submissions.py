@@ -176,6 +176,10 @@ def submission_enqueue(*, submission_id: int, countdown: float | None = None) ->
     if settings.GRADER_FAIR_SHARE_PRIORITIES:
         try:
             priority = submission_priority(submission_id=submission_id)
+            # Kept for the queue position; written only when it changes (most are 0).
+            Submission.objects.filter(pk=submission_id, status=Submission.Status.QUEUED).exclude(
+                priority=priority
+            ).update(priority=priority)
         except DatabaseError:  # never lose a publish over its priority: kombu's default (0)
             log.warning("submission %s: no fair-share priority", submission_id, exc_info=True)
     return task_publish(
@@ -315,6 +319,7 @@ class _Heartbeat:
             with self._lock:
                 if self._held.get(submission.pk) is entry:
                     del self._held[submission.pk]
+
 
 _HEARTBEAT_START = threading.Lock()
 _heartbeat = _Heartbeat()

@@ -26,6 +26,9 @@
       minLines: 16,
       maxLines: 40,
       enableKeyboardAccessibility: true,
+      // Ace rewrites the textarea's aria-label on focus ("Cursor at row 1"); this keeps the
+      // name in front of it ("Python code editor, Cursor at row 1").
+      textInputAriaLabel: "Python code editor",
     });
     editor.renderer.textarea.setAttribute("aria-label", "Python code editor");
     editor.renderer.textarea.setAttribute("aria-describedby", "editor-help");

@@ -428,7 +428,7 @@ def test_a_worker_reads_an_exercises_checks_again_only_after_a_change(exercise) 
     check.weight = 7.0
     check.save()  # moves the exercise's updated_at: the spec held is stale
     changed = exercise_spec_for_grading(exercise=Exercise.objects.get(pk=exercise.pk))
-    assert [c.weight for c in changed.checks][0] == 7.0
+    assert changed.checks[0].weight == 7.0
     check.delete()
     after_delete = exercise_spec_for_grading(exercise=Exercise.objects.get(pk=exercise.pk))
     assert len(after_delete.checks) == len(changed.checks) - 1
