@@ -6,7 +6,8 @@ INSTRUCTORS_GROUP = "Instructors"
 # Apps whose models instructors author. Student-owned rows (attempts, submissions) are
 # read-only to them: they may view them but not forge or delete them; they may regrade.
 CONTENT_APPS = ("questions", "grader")
-READ_ONLY_MODELS = ("attempt", "submission")
+# Written by the pipeline, never by hand: instructors read them (trial runs are students').
+READ_ONLY_MODELS = ("attempt", "submission", "regrade", "regradenotice", "trialrun")
 READ_ONLY_EXTRA = ("regrade_submission",)
 
 

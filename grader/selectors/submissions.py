@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from grader.engine.checks import messages as check_messages
@@ -248,36 +248,6 @@ def _diff_kind(line: str) -> str:
     if line.startswith(("+++", "---")):
         return "file"
     return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "")
-
-
-def misconception_counts() -> list[dict[str, Any]]:
-    """How often each misconception appears per exercise, on final submissions."""
-    counts: dict[tuple[str, str], int] = {}
-    rows = Submission.objects.filter(status__in=Submission.FINAL_STATUSES).values_list(
-        "exercise__slug", "diagnosis"
-    )
-    for slug, codes in rows.iterator():
-        for code in codes or []:
-            counts[(slug, code)] = counts.get((slug, code), 0) + 1
-    totals = dict(
-        Submission.objects.filter(status__in=Submission.FINAL_STATUSES)
-        .values_list("exercise__slug")
-        .annotate(n=Count("id"))
-    )
-    rows = []
-    for (slug, code), n in sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1])):
-        described = misconception_describe(code)
-        rows.append(
-            {
-                "exercise": slug,
-                "code": code,
-                "title": described["title"],
-                "explanation_url": described["explanation_url"],
-                "count": n,
-                "share": n / max(totals.get(slug, 1), 1),
-            }
-        )
-    return rows
 
 
 def regrade_preview_latest(*, exercise: Exercise) -> RegradePreview | None:
