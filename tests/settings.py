@@ -19,6 +19,9 @@ def _free_port() -> int:
 os.environ.setdefault("REDIS_URL", f"redis://127.0.0.1:{_free_port()}/0")
 
 # API throttles count in a cache that outlives each test; tests that test them set their own.
+# A connection per request, as before: a test database is dropped at the end, which a
+# connection kept open by a live server's thread would prevent (PostgreSQL).
+os.environ.setdefault("CONN_MAX_AGE", "0")
 os.environ.setdefault("THROTTLE_ANON", "100000/min")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
 os.environ.setdefault("THROTTLE_SIGNUP", "100000/min")
