@@ -141,8 +141,8 @@ class Workers:
 
 
 class Interleaved:
-    """Alternate windows: workers stopped (idle), then running through the backlog (saturated),
-    so a shared machine's drifting load weighs on both sides alike. Requests sent within GUARD
+    """Alternate windows: grading off (idle), then on through the backlog (saturated), so a
+    shared machine's drifting load weighs on both sides alike. Requests sent within GUARD
     after a switch count for neither."""
 
     GUARD = 0.5  # a worker switched off finishes the task in hand (and a reserved one)
@@ -152,6 +152,7 @@ class Interleaved:
         self.idle, self.busy = Run(), Run()
         self.switches: list[tuple[float, bool]] = []
         self.left: list[int] = []  # submissions still to grade at the end of each busy window
+        self.graded, self.busy_seconds = 0, 0.0
 
     def classify(self, t: float) -> Run | None:
         state = None
@@ -169,12 +170,15 @@ class Interleaved:
         def switch() -> None:
             for k in range(windows):
                 busy = k % 2 == 1
+                before = queued(self.stack) if busy else 0
                 (self.workers.resume if busy else self.workers.pause)()
                 self.switches.append((time.perf_counter(), busy))
                 if done.wait(self.window):
                     break
                 if busy:
                     self.left.append(queued(self.stack))
+                    self.graded += before - self.left[-1]
+                    self.busy_seconds += self.window
             self.workers.pause()
 
         switcher = threading.Thread(target=switch)
@@ -304,12 +308,20 @@ def main() -> None:
             f"{'' if saturated else '  (NOT SATURATED: raise the backlog)'}"
         )
 
+        # How much the graders got while pages were served: if the machine is busy with
+        # other work too, they may have had work but little CPU, and the ratio says less.
+        rates = ["", ""]
+        if args.mode == "interleaved":
+            rates = [
+                f"   grading meanwhile: {x.graded / max(x.busy_seconds, 1e-9):.0f} verdicts/s"
+                for x in (opened, closed)
+            ]
         print(f"\nopen loop, {args.rate:.0f} requests/s, latency from the scheduled send time")
         print(f"   idle stack (baseline)  : {idle_open.line()}")
-        print(f"   workers saturated      : {busy_open.line()}")
+        print(f"   workers saturated      : {busy_open.line()}{rates[0]}")
         print(f"\nclosed loop, {args.users} concurrent users")
         print(f"   idle stack (baseline)  : {idle_closed.line()}")
-        print(f"   workers saturated      : {busy_closed.line()}")
+        print(f"   workers saturated      : {busy_closed.line()}{rates[1]}")
         print("\nsaturated / idle")
         for name, idle, busy in (
             ("open loop  ", idle_open, busy_open),

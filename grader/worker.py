@@ -9,6 +9,7 @@ import secrets
 import socket
 import threading
 import time
+from pathlib import Path
 
 from celery.signals import worker_init, worker_process_init, worker_process_shutdown
 from django.conf import settings
@@ -90,15 +91,50 @@ def executor_close() -> None:
 # the zygote under bubblewrap and every child that runs student code. The default of
 # settings.GRADER_WORKER_NICENESS (0 there: leave the priority alone).
 WORKER_NICENESS = 10
+# Niceness alone orders processes of one session only: with autogrouping (Linux's default
+# for tasks in the root cpu cgroup), each session is weighed as one, and a sandbox child calls
+# setsid, so it would weigh as much as the whole web server (measured: a nice-10 loop in its
+# own session took half a core from a nice-0 one). So the worker also moves itself into a cpu
+# cgroup of the same weight, which its zygotes and children inherit whatever their session.
+CPU_CGROUP_ROOT = Path("/sys/fs/cgroup/cpu")  # cgroup v1, as on this host
+CPU_CGROUP_NAME = "grader-workers"
+
+
+def _cpu_shares(niceness: int) -> int:
+    return max(2, round(1024 / 1.25**niceness))  # the kernel's weight for that niceness
+
+
+def worker_cpu_cgroup_join(*, niceness: int) -> Path | None:
+    """This process into the graders' cpu cgroup (weighted like `niceness`), under its own;
+    None where there is no writable cgroup v1 cpu hierarchy (niceness then does what it can:
+    with systemd, give the worker's unit a CPUWeight instead)."""
+    try:
+        own = next(
+            line.split(":", 2)[2].strip()
+            for line in Path("/proc/self/cgroup").read_text().splitlines()
+            if "cpu" in line.split(":", 2)[1].split(",")
+        )
+        here = CPU_CGROUP_ROOT / own.lstrip("/")
+        if here.name == CPU_CGROUP_NAME:  # a pool process, forked from a main one already in
+            return here
+        group = here / CPU_CGROUP_NAME
+        group.mkdir(exist_ok=True)
+        (group / "cpu.shares").write_text(str(_cpu_shares(niceness)))
+        (group / "cgroup.procs").write_text(str(os.getpid()))  # every thread moves with it
+        return group
+    except (OSError, StopIteration, IndexError) as e:
+        log.info("grader: no cpu cgroup (%s); relying on niceness alone", e)
+        return None
 
 
 def worker_priority_lower(*, niceness: int | None = None) -> None:
-    """Every thread of this process to at least `niceness`, SCHED_BATCH; never raises (a
-    grader at normal priority means slower pages, not a broken grader)."""
+    """Every thread of this process to at least `niceness`, SCHED_BATCH, in the graders' cpu
+    cgroup; never raises (a grader at normal priority means slower pages, not a broken one)."""
     if niceness is None:
         niceness = getattr(settings, "GRADER_WORKER_NICENESS", WORKER_NICENESS)
     if niceness <= 0:
         return
+    worker_cpu_cgroup_join(niceness=niceness)
     try:
         threads = [int(tid) for tid in os.listdir("/proc/self/task")]
     except OSError:

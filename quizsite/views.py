@@ -29,7 +29,7 @@ from quizsite.schema import NO_NUL_PATTERN, TEXT_PATTERN
 from quizsite.throttles import TokenRateThrottle
 
 MSG_SIGNUP_THROTTLED = "Too many sign-ups from your network. Wait {wait} seconds and try again."
-MSG_PASSWORD_RESET_THROTTLED = (
+MSG_RESET_THROTTLED = (
     "Too many password reset requests from your network. Wait {wait} seconds and try again."
 )
 MSG_USERNAME_CHARACTERS = (
@@ -182,7 +182,7 @@ class PasswordResetView(auth_views.PasswordResetView):
         if wait is not None:
             context = self.get_context_data(
                 form=self.form_class(),
-                throttled=MSG_PASSWORD_RESET_THROTTLED.format(wait=int(wait)),
+                throttled=MSG_RESET_THROTTLED.format(wait=int(wait)),
             )
             return self.render_to_response(context, status=429)
         return super().post(request, *args, **kwargs)

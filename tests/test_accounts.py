@@ -14,7 +14,7 @@ from django.contrib.staticfiles import finders
 from django.core import mail
 from django.test import Client, RequestFactory
 
-from quizsite.views import MSG_PASSWORD_RESET_THROTTLED, safe_next
+from quizsite.views import MSG_RESET_THROTTLED, safe_next
 
 pytestmark = pytest.mark.django_db
 
@@ -138,7 +138,7 @@ def test_reset_requests_are_limited_per_client(settings) -> None:
         )
         codes.append(response.status_code)
     assert codes == [302, 302, 429]
-    assert MSG_PASSWORD_RESET_THROTTLED.split("{")[0] in response.content.decode()
+    assert MSG_RESET_THROTTLED.split("{")[0] in response.content.decode()
     assert len(mail.outbox) == 1
 
 

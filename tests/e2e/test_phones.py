@@ -22,7 +22,7 @@ from playwright.sync_api import Page, Request, expect
 from grader.engine import reference, wrong_implementations
 from grader.engine.executors.trusted import CallableExecutor
 from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS, misconception_describe
-from grader.models import Exercise, ExerciseValidation, Submission
+from grader.models import Exercise, ExerciseValidation, Submission, TrialRun
 from grader.selectors.exercises import exercise_list_published
 from grader.services.submissions import submission_grade
 from questions.models import Question
@@ -112,8 +112,13 @@ class Recorder:
         self.tab.wait_for_load_state("networkidle")
         if ready is not None:
             ready(self.tab)
+        # The page's weight as it arrives, before the disclosures below fetch fonts of their own.
+        sizes = list(self._sizes)
+        katex_bytes = sum(size for url, size in sizes if KATEX in url)
+        # What a tap on each disclosure shows must fit too.
+        self.tab.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        self.tab.wait_for_timeout(50)
         width = self.tab.evaluate("() => document.documentElement.scrollWidth")
-        katex_bytes = sum(size for url, size in self._sizes if KATEX in url)
         # The admin shows instructors their Markdown as written, TeX included.
         check_tex = not katex_bytes and not path.startswith("/admin/")
         visit = Visit(
@@ -121,7 +126,7 @@ class Recorder:
             status=status,
             width=width,
             offenders=self.tab.evaluate(_OFFENDERS_JS) if width > self.window else [],
-            bytes=sum(size for _, size in self._sizes),
+            bytes=sum(size for _, size in sizes),
             katex_bytes=katex_bytes,
             math=self.tab.locator(".katex").count(),
             raw_tex=self.tab.evaluate(_RAW_TEX_JS) if check_tex else "",
@@ -200,6 +205,21 @@ def test_every_public_page_fits_a_phone(page: Page) -> None:
     _report(recorder, "visitor")
 
 
+def test_every_question_fits_a_phone_once_answered(page: Page) -> None:
+    """The revealed answers, follow-ups, wrong answers and worked examples."""
+    recorder = _phone(page)
+    for question in Question.objects.published():
+        page.goto(f"/questions/{question.slug}/")
+        page.get_by_role("textbox", name="Your answer", exact=True).fill(
+            "The variance of q·k grows with d_k, so the softmax saturates without the scale."
+        )
+        page.get_by_role("button", name="Submit my answer").click()
+        expect(page.locator("#assessment")).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        recorder.visit(f"/questions/{question.slug}/")
+    _report(recorder, "answered")
+
+
 def test_the_account_pages_fit_a_phone(page: Page, graded: dict[str, object]) -> None:
     """The password reset's pages, each as a visitor reaches it, and a page not found."""
     recorder = _phone(page)
@@ -226,7 +246,9 @@ def test_the_editor_is_near_the_top_of_an_exercise_on_a_phone(
 ) -> None:
     """The statement folds on a phone (one tap opens it), so the editor is not below it."""
     tab = logged_in_page(graded["student"], "student-pass-123")
-    _phone(tab).visit(graded["exercise"].get_absolute_url(), ready=_editor_ready)
+    _phone(tab)
+    tab.goto(graded["exercise"].get_absolute_url())
+    _editor_ready(tab)
     statement = tab.locator(".statement > details")
     expect(statement).not_to_have_attribute("open", "")
     top = tab.evaluate(
@@ -253,6 +275,10 @@ def test_every_student_page_fits_a_phone(
     recorder.visit(f"/exercises/{exercise.slug}/history/?a={older.pk}&b={newer.pk}")
     for submission in graded["submissions"]:
         recorder.visit(f"/submissions/{submission.pk}/")
+    run = TrialRun.objects.create(
+        user=graded["student"], exercise=exercise, code=golden("correct_matmul")
+    )
+    recorder.visit(f"/runs/{run.pk}/")
     _report(recorder, "student")
 
 

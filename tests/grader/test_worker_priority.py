@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -58,7 +59,21 @@ def _lower_with_a_thread_running() -> dict[str, object]:
     return report
 
 
-def test_the_worker_lowers_every_thread_and_what_it_forks() -> None:
+@pytest.fixture
+def fake_cgroups(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """A cpu hierarchy in a temporary directory: the tests never move into a real group."""
+    own = next(
+        line.split(":", 2)[2].strip()
+        for line in Path("/proc/self/cgroup").read_text().splitlines()
+        if "cpu" in line.split(":", 2)[1].split(",")
+    )
+    here = tmp_path / own.lstrip("/")
+    here.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setattr(worker, "CPU_CGROUP_ROOT", tmp_path)
+    return here / worker.CPU_CGROUP_NAME
+
+
+def test_the_worker_lowers_every_thread_and_what_it_forks(fake_cgroups) -> None:
     if os.getpriority(os.PRIO_PROCESS, 0) > worker.WORKER_NICENESS:
         pytest.skip("the test process already runs below the graders' priority")
     report = _in_a_child(_lower_with_a_thread_running)
@@ -69,7 +84,30 @@ def test_the_worker_lowers_every_thread_and_what_it_forks() -> None:
     assert report["thread_policy"] == os.SCHED_BATCH
 
 
-def test_it_never_raises_the_priority_of_a_process_already_lower() -> None:
+def test_it_joins_a_cpu_cgroup_weighted_like_its_niceness(fake_cgroups) -> None:
+    group = worker.worker_cpu_cgroup_join(niceness=10)
+    assert group == fake_cgroups
+    assert (group / "cpu.shares").read_text() == "110"  # the kernel's weight of nice 10
+    assert (group / "cgroup.procs").read_text() == str(os.getpid())
+
+
+def test_no_cgroup_hierarchy_is_no_error(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(worker, "CPU_CGROUP_ROOT", tmp_path / "absent")
+    assert worker.worker_cpu_cgroup_join(niceness=10) is None
+
+
+def test_niceness_zero_leaves_everything_alone(fake_cgroups) -> None:
+    def body() -> dict[str, object]:
+        before = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0))
+        worker.worker_priority_lower(niceness=0)
+        after = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0))
+        return {"same": before == after}
+
+    assert _in_a_child(body)["same"]
+    assert not fake_cgroups.exists()
+
+
+def test_it_never_raises_the_priority_of_a_process_already_lower(fake_cgroups) -> None:
     def body() -> dict[str, object]:
         os.setpriority(os.PRIO_PROCESS, 0, worker.WORKER_NICENESS + 5)
         worker.worker_priority_lower()
