@@ -18,12 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -31,6 +27,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench import pipeline  # noqa: E402
+
 PY = sys.executable
 WEB_PORT = 8802
 REDIS_PORT = 6402
@@ -42,123 +42,22 @@ FINAL = {"passed", "failed", "error", "internal-error"}
 ARRIVAL_ORDER = {"GRADER_ONE_RUNNING_PER_USER": "false", "GRADER_FAIR_SHARE_PRIORITIES": "false"}
 
 
-class Stack:
-    """The whole site on its own ports, files and database; `overrides` go to its environment."""
+class Stack(pipeline.Stack):
+    """bench/pipeline.py's stack on this benchmark's ports, with the production limits."""
 
     def __init__(self, workers: int = 2, **overrides: str) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="bench-fair-share-"))
-        self.env = {
-            **os.environ,
-            "DEBUG": "false",
-            "SECRET_KEY": "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "SECURE_SSL_REDIRECT": "false",
-            "DATABASE_URL": f"sqlite:///{self.tmp / 'bench.sqlite3'}",
-            "REDIS_URL": f"redis://127.0.0.1:{REDIS_PORT}/0",
-            "LOG_LEVEL": "WARNING",
-            "STATIC_ROOT": str(self.tmp / "static"),
+        super().__init__(
+            workers,
+            web_port=WEB_PORT,
+            redis_port=REDIS_PORT,
+            lifted_limits=False,
             **overrides,
-        }
-        self.workers = workers
-        self.procs: list[subprocess.Popen[bytes]] = []
-
-    def run(self, *args: str) -> str:
-        return subprocess.run(
-            [PY, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-
-    def spawn(self, *cmd: str) -> None:
-        log = (self.tmp / f"{len(self.procs)}.log").open("wb")
-        self.procs.append(
-            subprocess.Popen(
-                cmd,
-                cwd=ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
         )
 
     def start(self) -> None:
-        self.run("migrate", "--noinput")
-        self.run("collectstatic", "--noinput")
-        self.spawn(
-            shutil.which("redis-server") or "redis-server",
-            "--port",
-            str(REDIS_PORT),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        )
-        self.spawn(
-            PY,
-            "-m",
-            "celery",
-            "-A",
-            "quizsite",
-            "worker",
-            "-B",
-            "--loglevel=WARNING",
-            f"--concurrency={self.workers}",
-            f"--schedule={self.tmp / 'beat'}",
-        )
-        self.spawn(
-            PY,
-            "-m",
-            "gunicorn",
-            "quizsite.wsgi",
-            "-b",
-            f"127.0.0.1:{WEB_PORT}",
-            "-w",
-            "2",
-            "--threads",
-            "4",
-            "--log-level",
-            "warning",
-        )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{BASE}/questions/", timeout=2).read()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+        super().start()
         # The worker is ready once it has graded one submission.
-        token = self.tokens(["warmup"])[0]
-        submit_and_wait(token)
-
-    def tokens(self, names: list[str]) -> list[str]:
-        code = (
-            "from django.contrib.auth import get_user_model\n"
-            "from rest_framework.authtoken.models import Token\n"
-            "U = get_user_model()\n"
-            f"for name in {names!r}:\n"
-            "    u, _ = U.objects.get_or_create(username=name)\n"
-            "    print(Token.objects.get_or_create(user=u)[0].key)\n"
-        )
-        return self.run("shell", "-v", "0", "-c", code).split()
-
-    def stop(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGTERM)
-        for p in self.procs:
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        submit_and_wait(self.tokens(["warmup"])[0])
 
 
 def api(method: str, path: str, token: str, body: dict | None = None) -> tuple[int, dict]:

@@ -44,6 +44,12 @@ def pct(values: list[float], q: float) -> float:
 
 
 class Stack:
+    """The whole site on its own ports, files and database (DEBUG off, production static files).
+
+    ``lifted_limits`` lifts the queue caps and submission throttles (a load test is not abuse);
+    ``overrides`` go to the environment last.
+    """
+
     def __init__(
         self,
         workers: int,
@@ -51,6 +57,8 @@ class Stack:
         web_port: int = WEB_PORT,
         redis_port: int = REDIS_PORT,
         web: tuple[int, int] = (2, 4),  # gunicorn processes, threads each
+        lifted_limits: bool = True,
+        **overrides: str,
     ) -> None:
         self.web_port, self.redis_port, self.web = web_port, redis_port, web
         self.tmp = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
@@ -63,13 +71,17 @@ class Stack:
             "SECURE_SSL_REDIRECT": "false",
             "DATABASE_URL": db,
             "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-            "GRADER_MAX_QUEUED_PER_USER": "100000",
-            "GRADER_MAX_QUEUED_TOTAL": "100000",
-            "THROTTLE_SUBMISSIONS": "100000/min",
-            "THROTTLE_USER": "1000000/min",
             "LOG_LEVEL": "WARNING",
             "STATIC_ROOT": str(self.tmp / "static"),
         }
+        if lifted_limits:
+            self.env.update(
+                GRADER_MAX_QUEUED_PER_USER="100000",
+                GRADER_MAX_QUEUED_TOTAL="100000",
+                THROTTLE_SUBMISSIONS="100000/min",
+                THROTTLE_USER="1000000/min",
+            )
+        self.env.update(overrides)
         self.workers = workers
         self.procs: list[subprocess.Popen[bytes]] = []
 
@@ -103,6 +115,8 @@ class Stack:
             shutil.which("redis-server") or "redis-server",
             "--port",
             str(self.redis_port),
+            "--bind",
+            "127.0.0.1",
             "--save",
             "",
             "--appendonly",
@@ -146,13 +160,15 @@ class Stack:
                     raise
                 time.sleep(0.2)
 
-    def tokens(self, n: int) -> list[str]:
+    def tokens(self, users: int | list[str]) -> list[str]:
+        """API tokens of ``users`` accounts (bench0, bench1, ...), or of the names given."""
+        names = users if isinstance(users, list) else [f"bench{i}" for i in range(users)]
         code = (
             "from django.contrib.auth import get_user_model\n"
             "from rest_framework.authtoken.models import Token\n"
             "U = get_user_model()\n"
-            f"for i in range({n}):\n"
-            "    u, _ = U.objects.get_or_create(username=f'bench{i}')\n"
+            f"for name in {names!r}:\n"
+            "    u, _ = U.objects.get_or_create(username=name)\n"
             "    print(Token.objects.get_or_create(user=u)[0].key)\n"
         )
         return self.run("shell", "-v", "0", "-c", code).split()

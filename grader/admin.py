@@ -203,29 +203,6 @@ class ExerciseAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/grader/exercise/validate.html", context)
 
 
-@admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
-    """Submissions are the students' record: instructors read them, nobody edits them here."""
-
-    list_display = ("id", "exercise", "user", "status", "score", "received_at", "attempts")
-    list_filter = ("status", "exercise")
-    search_fields = ("=id", "user__username", "exercise__slug", "code")
-    date_hierarchy = "received_at"
-    list_select_related = ("exercise", "user")
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [f.name for f in self.model._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
 class _ReadOnlyAdmin(admin.ModelAdmin):
     """A record the pipeline writes: instructors read it here, nobody edits it."""
 
@@ -240,6 +217,17 @@ class _ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(Submission)
+class SubmissionAdmin(_ReadOnlyAdmin):
+    """Submissions are the students' record: instructors read them, nobody edits them here."""
+
+    list_display = ("id", "exercise", "user", "status", "score", "received_at", "attempts")
+    list_filter = ("status", "exercise")
+    search_fields = ("=id", "user__username", "exercise__slug", "code")
+    date_hierarchy = "received_at"
+    list_select_related = ("exercise", "user")
 
 
 @admin.register(Regrade)

@@ -27,6 +27,7 @@ from grader.engine.trials import (
 from grader.models import Exercise, TrialRun
 from grader.publish import RUN_TRIAL, task_publish
 from grader.selectors.exercises import exercise_limits
+from grader.services.submissions import SubmissionRejected
 from quizsite.ratelimit import rate_limit_hit
 
 if TYPE_CHECKING:
@@ -48,16 +49,8 @@ MSG_RUN_TOO_MANY_WAITING = (
 MSG_RUN_EXERCISE_UNAVAILABLE = "This exercise is not open."
 
 
-class TrialRejected(Exception):
+class TrialRejected(SubmissionRejected):
     """A Run that can't be accepted, with a message for the user and an HTTP status."""
-
-    def __init__(
-        self, message: str, *, status_code: int = 400, retry_after: int | None = None
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status_code = status_code
-        self.retry_after = retry_after
 
 
 def trial_run_create(

@@ -104,8 +104,11 @@ def test_a_queued_submission_shows_its_place_and_an_estimate_until_a_worker_grad
             finished_at=now - timedelta(seconds=58 + k),
             worker="earlier-worker",
         )
-    for _ in range(2):
-        submission_create(user=other, exercise=exercise, code=CORRECT)
+    # Two other students queued before us, one submission each and no recent grades of their
+    # own: the broker serves them first (fair share would put a second one of theirs after us).
+    for name in ("ahead-1-e2e", "ahead-2-e2e"):
+        ahead = get_user_model().objects.create_user(name, password="other-pass-123")
+        submission_create(user=ahead, exercise=exercise, code=CORRECT)
 
     submit_code(student, CORRECT)
     verdict = student.locator("#result .verdict")

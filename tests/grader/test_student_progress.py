@@ -403,3 +403,17 @@ def test_errors_graded_through_the_sandbox_name_the_students_line(
     assert (error.type, error.line) == (type_, line)
     assert error.text.splitlines()[0].startswith(type_)
     assert "zygote" not in error.text and "File " not in error.text
+
+
+def test_the_position_counts_in_the_brokers_order_priority_then_arrival() -> None:
+    # Fair share published the heavy user's earlier submissions at a higher number (served
+    # later): they are not ahead of a lighter student's, though queued before it.
+    heavy, light, other = user("heavy"), user("light"), user("other")
+    now = timezone.now()
+    for k in range(3):
+        make(heavy, queued_at=now - timedelta(seconds=10 - k), priority=4)
+    make(other, queued_at=now - timedelta(seconds=1), priority=0)
+    mine = make(light, queued_at=now, priority=0)
+    assert selectors.submission_queue_position(submission=mine) == 2  # only `other` is ahead
+    later_heavy = make(heavy, queued_at=now + timedelta(seconds=1), priority=4)
+    assert selectors.submission_queue_position(submission=later_heavy) == 6

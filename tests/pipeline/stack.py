@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -29,6 +30,13 @@ LOGS = ROOT / "test-artifacts"
 def golden(name: str, exercise: str = "scaled-dot-product-attention") -> str:
     """A submission of the golden suite (tests/golden), e.g. golden("correct_matmul")."""
     return (ROOT / "tests" / "golden" / exercise / f"{name}.py").read_text()
+
+
+def submit(client: Any, code: str, exercise: str = "scaled-dot-product-attention") -> int:
+    """POST a submission through the API (a DRF APIClient); its id."""
+    response = client.post("/api/submissions/", {"exercise": exercise, "code": code}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
 
 
 def wait_until(predicate: Callable[[], object], *, timeout: float, step: float = 0.1) -> object:

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from grader.models import Exercise, Submission
 from grader.services.submissions import fair_share_priority, submission_priority
-from tests.pipeline.stack import Worker, golden, wait_until
+from tests.pipeline.stack import Worker, golden, submit, wait_until
 
 CORRECT = golden("correct_matmul")
 # Correct, after a second's sleep: a burner's submission holds a worker slot about 1 s, spent
@@ -34,16 +34,6 @@ def _client(username: str) -> APIClient:
     client = APIClient()
     client.force_authenticate(user)
     return client
-
-
-def _submit(client: APIClient, code: str) -> int:
-    response = client.post(
-        "/api/submissions/",
-        {"exercise": "scaled-dot-product-attention", "code": code},
-        format="json",
-    )
-    assert response.status_code == 201, response.content
-    return response.json()["id"]
 
 
 def _all_final(ids: list[int], timeout: float) -> None:
@@ -112,9 +102,9 @@ def _burn_and_then_submit_honestly(*, history: bool) -> tuple[list[int], int]:
     slow submissions, then an honest student submits a correct one."""
     burners = [_client(f"burner{i}") for i in range(BURNERS)]
     if history:
-        _all_final([_submit(c, SLOW) for c in burners], timeout=90)
-    queued = [_submit(c, SLOW) for c in burners for _ in range(BURST)]
-    honest = _submit(_client("honest"), CORRECT)
+        _all_final([submit(c, SLOW) for c in burners], timeout=90)
+    queued = [submit(c, SLOW) for c in burners for _ in range(BURST)]
+    honest = submit(_client("honest"), CORRECT)
     _all_final([*queued, honest], timeout=180)
     assert Submission.objects.get(pk=honest).status == Submission.Status.PASSED
     return queued, honest

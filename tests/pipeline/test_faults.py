@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from grader.models import Submission
 from grader.worker import worker_pid
-from tests.pipeline.stack import Beat, Redis, Worker, golden, sandbox_runs, wait_until
+from tests.pipeline.stack import Beat, Redis, Worker, golden, sandbox_runs, submit, wait_until
 
 pytestmark = [
     pytest.mark.stack,
@@ -34,16 +34,6 @@ SLOW_CORRECT = "import time\n_slept = []\n" + CORRECT.replace(
 )
 assert "time.sleep" in SLOW_CORRECT  # the golden file still has the line the sleep hooks onto
 FINAL = {s.value for s in Submission.FINAL_STATUSES}
-
-
-def submit(client: APIClient, code: str) -> int:
-    response = client.post(
-        "/api/submissions/",
-        {"exercise": "scaled-dot-product-attention", "code": code},
-        format="json",
-    )
-    assert response.status_code == 201, response.content
-    return response.json()["id"]
 
 
 def final(submission_id: int, timeout: float = 60) -> Submission:
