@@ -220,7 +220,8 @@ KATEX = "/static/vendor/katex/katex.min"
 
 @pytest.mark.parametrize(
     # The home page's one formula is plain HTML: KaTeX would be 350 kB for it.
-    "path", ["/", "/questions/", "/exercises/", "/accounts/login/", "/accounts/signup/"]
+    "path",
+    ["/", "/questions/", "/exercises/", "/accounts/login/", "/accounts/signup/"],
 )
 def test_pages_without_math_do_not_load_katex(path: str) -> None:
     html = Client().get(path).content.decode()
