@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -284,6 +285,62 @@ def load() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _processes() -> dict[int, tuple[int, str, float]]:
+    """pid -> (parent pid, command name, CPU seconds used by it and its reaped children)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        found[int(entry.name)] = (int(fields[1]), name, sum(map(int, fields[11:15])) / _TICK)
+    return found
+
+
+def cpu_by_part(stack: Stack) -> dict[str, float]:
+    """CPU seconds so far of each part of the stack: the web, Celery's main process, its pool
+    processes, the sandboxes (zygotes and their children, reaped into the zygotes' counts),
+    Redis, and PostgreSQL's server processes (all of them: run it on a quiet server)."""
+    procs = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+
+    def tree(pid: int) -> list[int]:
+        out, todo = [], [pid]
+        while todo:
+            p = todo.pop()
+            out.append(p)
+            todo += children.get(p, [])
+        return out
+
+    redis, celery, web = (p.pid for p in stack.procs[:3])
+    pool = children.get(celery, [])
+    sandbox = [p for child in pool for q in children.get(child, []) for p in tree(q)]
+    parts = {
+        "web (gunicorn)": tree(web),
+        "celery main": [celery] + [p for p in children.get(celery, []) if p not in pool],
+        "celery pool (grading, judging, DB)": pool,
+        "sandboxes (zygotes, children)": sandbox,
+        "redis": [redis],
+    }
+    cpu = {name: sum(procs[p][2] for p in pids if p in procs) for name, pids in parts.items()}
+    cpu["postgresql"] = sum(c for _, name, c in procs.values() if name.startswith("postgres"))
+    return cpu
+
+
+def cpu_self() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--idle", type=int, default=40, help="sequential submissions at idle")
@@ -335,6 +392,7 @@ def main() -> None:
 
         on_pg = database.startswith("postgres")
         before = stack.run("shell", "-v", "0", "-c", PG_WRITES).split() if on_pg else None
+        cpu_before, self_before = cpu_by_part(stack), cpu_self()
         ids: list[int] = []
         lock = threading.Lock()
         t0 = time.perf_counter()
@@ -359,6 +417,7 @@ def main() -> None:
             if stats["final"] == len(ids) or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
+        cpu_after, self_after = cpu_by_part(stack), cpu_self()
         after = stack.run("shell", "-v", "0", "-c", PG_WRITES).split() if on_pg else None
         span = stats["last"] - stats["first"]
         rate = stats["final"] / span
@@ -380,6 +439,14 @@ def main() -> None:
             f"{pct(stats['wait'], 50) * 1e3:.1f} ms, claim-to-verdict p50 {work50 * 1e3:.1f} ms "
             f"({work50 / b50:.2f}x the grade alone)"
         )
+        print("   CPU per verdict, by part (ms):")
+        used = {k: (cpu_after[k] - cpu_before[k]) * 1e3 / len(ids) for k in cpu_after}
+        used["load generator (this process)"] = (self_after - self_before) * 1e3 / len(ids)
+        for part, ms in used.items():
+            if part != "postgresql" or on_pg:
+                print(f"     {part:<36} {ms:6.2f}")
+        total = sum(ms for part, ms in used.items() if part != "postgresql" or on_pg)
+        print(f"     {'all':<36} {total:6.2f}   (2 cores: at most {2000 / total:.0f} verdicts/s)")
         if before and after:
             commits = (int(after[0]) - int(before[0])) / len(ids)
             written = (int(after[1]) - int(before[1])) / len(ids)
