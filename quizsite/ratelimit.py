@@ -8,6 +8,7 @@ read-modify-write of a list of timestamps.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 from dataclasses import dataclass
@@ -48,6 +49,18 @@ def client_ip(request: HttpRequest) -> str:
         if hops:
             return hops[-min(proxies, len(hops))]
     return meta.get("REMOTE_ADDR", "") or "unknown"
+
+
+def axes_client_ip(request: HttpRequest) -> str | None:
+    """client_ip for django-axes, which stores it in a GenericIPAddressField: None unless it
+    is an address (PostgreSQL refuses "unknown" there, so a request without REMOTE_ADDR,
+    such as the test client's force_login, made every login fail)."""
+    address = client_ip(request)
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    return address
 
 
 def rate_limit_hit(*, scope: str, ident: str, rate: str | None) -> float | None:

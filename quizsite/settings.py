@@ -268,7 +268,7 @@ AXES_FAILURE_LIMIT: int = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME: float = env.float("AXES_COOLOFF_HOURS", default=0.25)  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "quizsite.ratelimit.client_ip"
+AXES_CLIENT_IP_CALLABLE = "quizsite.ratelimit.axes_client_ip"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
 

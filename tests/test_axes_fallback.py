@@ -87,3 +87,26 @@ def test_lockouts_are_kept_where_every_process_reads_them(settings) -> None:
     _user("ann")
     Client().post("/accounts/login/", {"username": "ann", "password": "wrong"})
     assert AccessAttempt.objects.filter(username="ann").exists()
+
+
+@pytest.mark.parametrize(
+    ("meta", "expected"),
+    [({"REMOTE_ADDR": "203.0.113.7"}, "203.0.113.7"), ({}, None), ({"REMOTE_ADDR": "x"}, None)],
+)
+def test_axes_is_given_an_address_or_none(meta: dict[str, str], expected: str | None) -> None:
+    # Axes stores it in a GenericIPAddressField: PostgreSQL refused "unknown" there, so every
+    # force_login (a request with no REMOTE_ADDR) failed on the lockout reset.
+    from django.test import RequestFactory
+
+    from quizsite.ratelimit import axes_client_ip
+
+    request = RequestFactory().get("/")
+    request.META = meta
+    assert axes_client_ip(request) == expected
+
+
+@pytest.mark.django_db
+def test_force_login_works_with_the_database_handler(client) -> None:  # type: ignore[no-untyped-def]
+    user = get_user_model().objects.create_user("forced", password="pw-forced-12345")
+    client.force_login(user)
+    assert client.get("/exercises/").status_code == 200
