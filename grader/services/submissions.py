@@ -8,6 +8,7 @@ holder writes; the write, not the grade, is retried) -> the page polls the row.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, InterfaceError, connection, transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from grader.engine.executors.extra import ExtraCallsExecutor
@@ -187,6 +188,42 @@ def submission_enqueue(*, submission_id: int, countdown: float | None = None) ->
     )
 
 
+@functools.cache
+def _claim_sql(*, one_running_per_user: bool) -> str:
+    """The claim as one UPDATE statement, written out once per process.
+
+    Written out because the ORM's compile of it (two Q branches, the fair-share subquery, an F
+    expression) cost 1.1 ms of CPU per claim against 0.4 ms for this statement and the read
+    that follows, on a 5 ms grade (bench/worker.py). The table and columns come from the
+    model, so a rename cannot silently miss it; the statement is plain SQL that SQLite and
+    PostgreSQL both run.
+    """
+    quote = connection.ops.quote_name
+    meta = Submission._meta
+    table = quote(meta.db_table)
+
+    def col(name: str) -> str:
+        return quote(meta.get_field(name).column)
+
+    status, lease, pk = col("status"), col("lease_expires_at"), col("id")
+    sql = (
+        # Identifiers from the model, quoted; every value is a parameter.
+        f"UPDATE {table} SET {status} = %s, {col('started_at')} = %s, {lease} = %s, "  # noqa: S608
+        f"{col('attempts')} = {col('attempts')} + 1, {col('worker')} = %s "
+        f"WHERE {pk} = %s AND ({status} = %s OR ({status} = %s AND {lease} <= %s))"
+    )
+    if one_running_per_user:
+        # Fair share: while one of a user's submissions runs (under a live lease), their others
+        # wait, so three accounts burning CPU hold at most one worker slot each and everyone
+        # else's submissions pass their queued ones (submission_grade re-publishes them).
+        user = col("user")
+        sql += (
+            f" AND NOT EXISTS (SELECT 1 FROM {table} AS other WHERE other.{user} = {table}.{user}"  # noqa: S608
+            f" AND other.{status} = %s AND other.{lease} > %s AND other.{pk} <> {table}.{pk})"
+        )
+    return sql
+
+
 def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
     """Take the row for grading, or return None if someone else holds it or it is done.
 
@@ -196,27 +233,24 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
     claimant's name matches: a name is no proof of being the same live process.
     """
     now = timezone.now()
-    claimable = Q(status=Submission.Status.QUEUED) | Q(
-        status=Submission.Status.RUNNING, lease_expires_at__lte=now
-    )
-    rows = Submission.objects.filter(claimable, pk=submission_id)
-    if settings.GRADER_ONE_RUNNING_PER_USER:
-        # Fair share: while one of a user's submissions runs (under a live lease), their others
-        # wait, so three accounts burning CPU hold at most one worker slot each and everyone
-        # else's submissions pass their queued ones (submission_grade re-publishes them).
-        running_of_user = Submission.objects.filter(
-            user_id=OuterRef("user_id"),
-            status=Submission.Status.RUNNING,
-            lease_expires_at__gt=now,
-        ).exclude(pk=OuterRef("pk"))
-        rows = rows.filter(~Exists(running_of_user))
-    updated = rows.update(
-        status=Submission.Status.RUNNING,
-        started_at=now,
-        lease_expires_at=now + timedelta(seconds=settings.GRADER_LEASE_SECONDS),
-        attempts=F("attempts") + 1,
-        worker=worker,
-    )
+    stamp = connection.ops.adapt_datetimefield_value
+    running, queued = Submission.Status.RUNNING.value, Submission.Status.QUEUED.value
+    params: list[Any] = [
+        running,
+        stamp(now),
+        stamp(now + timedelta(seconds=settings.GRADER_LEASE_SECONDS)),
+        worker,
+        submission_id,
+        queued,
+        running,
+        stamp(now),
+    ]
+    fair = settings.GRADER_ONE_RUNNING_PER_USER
+    if fair:
+        params += [running, stamp(now)]
+    with connection.cursor() as cursor:
+        cursor.execute(_claim_sql(one_running_per_user=fair), params)
+        updated = cursor.rowcount
     if not updated:
         return None
     return Submission.objects.select_related("exercise").get(pk=submission_id)
