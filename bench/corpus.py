@@ -20,14 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import load  # noqa: E402
 from grader.engine.sandbox import SandboxExecutor  # noqa: E402
 from tests.grader.helpers import KIND_OF_SLUG, builtin_spec  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
-
-
-def load() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main() -> int:

@@ -32,7 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.pipeline import CORRECT, Stack, api, pct
+from bench.common import pct
+from bench.pipeline import CORRECT, Stack, api
 
 WEB_PORT = 8803
 REDIS_PORT = 6403

@@ -32,16 +32,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import load, pct  # noqa: E402
+
 PY = sys.executable
 REDIS_PORT = 6393
 WEB_PORT = 8765
 BASE = f"http://127.0.0.1:{WEB_PORT}"
 CORRECT = (ROOT / "bench" / "correct_attention.py").read_text()
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 class Stack:
@@ -279,10 +278,6 @@ with connection.cursor() as c:
     )
     print(*c.fetchone())
 """
-
-
-def load() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 _TICK = os.sysconf("SC_CLK_TCK")

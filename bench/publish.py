@@ -21,13 +21,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.common import load  # noqa: E402
+
 PORT = 6404
 os.environ["REDIS_URL"] = f"redis://127.0.0.1:{PORT}/0"
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
-
-
-def load() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main() -> int:

@@ -34,6 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import load, pct  # noqa: E402
 from grader.engine.executors.base import (  # noqa: E402
     Call,
     CallResult,
@@ -182,19 +183,10 @@ def measure(fn: Callable[[int], Any], n: int, warmup: int = 3, pause: float = 0.
     return times
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
-
-
 def row(name: str, times: list[float]) -> float:
     med, p95 = statistics.median(times), pct(times, 95)
     print(f"{name:<52} median {med:8.2f} ms   p95 {p95:8.2f} ms   (n={len(times)})")
     return med
-
-
-def load() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main() -> int:

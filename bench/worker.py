@@ -23,6 +23,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.common import load  # noqa: E402
+
 TMP = Path(tempfile.mkdtemp(prefix="bench-worker-"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "quizsite.settings")
 os.environ.setdefault("DEBUG", "false")
@@ -39,10 +42,6 @@ CODES = {
     "correct": (ROOT / "bench" / "correct_attention.py").read_text(),
     "wrong": (ROOT / "tests/golden/scaled-dot-product-attention/missing_scale.py").read_text(),
 }
-
-
-def load() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main() -> int:

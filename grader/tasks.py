@@ -8,6 +8,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import DatabaseError, InterfaceError
 
+from grader.engine.executors import Executor
 from grader.publish import (
     GRADE_SUBMISSION,
     REGRADE_PREVIEW,
@@ -56,27 +57,29 @@ def sweep_submissions() -> dict[str, int]:
     return {"requeued": report.requeued, "abandoned": report.abandoned}
 
 
+def _sandbox() -> Executor:
+    """This worker's sandbox for a staff job or a Run. If it refused to start, the task fails
+    here, fail closed: the row stays queued (a Run's page gives up after TRIAL_STALE_SECONDS
+    and offers to run again)."""
+    executor = executor_get()
+    if executor is None:
+        raise RuntimeError("no sandbox in this worker")
+    return executor
+
+
 @shared_task(name=REGRADE_PREVIEW)
 def regrade_preview(preview_id: int) -> None:
-    executor = executor_get()
-    if executor is None:  # this worker's sandbox refused to start: leave it to another
-        raise RuntimeError("no sandbox in this worker")
-    regrade_preview_run(preview_id=preview_id, executor=executor)
+    regrade_preview_run(preview_id=preview_id, executor=_sandbox())
 
 
 @shared_task(name=VALIDATE_EXERCISE)
 def validate_exercise(validation_id: int) -> None:
-    executor = executor_get()
-    if executor is None:  # this worker's sandbox refused to start: leave it to another
-        raise RuntimeError("no sandbox in this worker")
-    exercise_validation_run(validation_id=validation_id, executor=executor)
+    exercise_validation_run(validation_id=validation_id, executor=_sandbox())
 
 
 @shared_task(name=RUN_TRIAL)
 def run_trial(trial_id: int) -> None:
-    executor = executor_get()
-    if executor is None:  # this worker's sandbox refused to start: the page says "run again"
-        raise RuntimeError("no sandbox in this worker")
+    executor = _sandbox()
     try:
         trial_run_execute(trial_id=trial_id, executor=executor, reraise=(SoftTimeLimitExceeded,))
     except SoftTimeLimitExceeded:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,19 +19,6 @@ CASES = [
     if not slug.startswith("_")
     for name, expected in files.items()
 ]
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[object]:
-    if shutil.which("bwrap") is None:
-        pytest.fail("bubblewrap (bwrap) is not installed; `make install` installs it")
-    from grader.engine.sandbox import SandboxExecutor
-
-    executor = SandboxExecutor()
-    try:
-        yield executor
-    finally:
-        executor.close()
 
 
 def test_every_golden_file_has_an_expectation_and_back():

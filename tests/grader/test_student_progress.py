@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -363,19 +361,6 @@ def attention(Q, K, V, mask=None):
     except ValueError as e:
         raise RuntimeError("could not multiply") from e
 """
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[object]:
-    if shutil.which("bwrap") is None:
-        pytest.fail("bubblewrap (bwrap) is not installed; `make install` installs it")
-    from grader.engine.sandbox import SandboxExecutor
-
-    executor = SandboxExecutor()
-    try:
-        yield executor
-    finally:
-        executor.close()
 
 
 @pytest.mark.parametrize(
