@@ -38,6 +38,7 @@ from bench.common import load, pct  # noqa: E402
 from grader.engine.executors.base import (  # noqa: E402
     Call,
     CallResult,
+    Gate,
     Limits,
     RunResult,
     RunStatus,
@@ -138,7 +139,10 @@ class FreshInterpreterExecutor:
         calls: Sequence[Call],
         limits: Limits,
         while_running: Callable[[], None] | None = None,
+        gate: Gate | None = None,
     ) -> RunResult:
+        # The naive design runs every call in one go; the gate then only drops the results
+        # after it (the judging at the gate is still done, so both sides judge alike).
         proc = subprocess.run(
             [sys.executable, "-I", "-c", BASELINE_CHILD],
             input=baseline_request(code, entry_point, calls),
@@ -161,6 +165,8 @@ class FreshInterpreterExecutor:
                 )
                 after = tuple(z[f"i{i}_{j}"] for j in range(n_inputs)) if n_inputs else None
                 results.append(CallResult(output=z[f"o{i}"], inputs_after=after))
+        if gate is not None and not gate.go_on(results[: gate.after]):
+            results = results[: gate.after]
         return RunResult(RunStatus.OK, results)
 
     def close(self) -> None:

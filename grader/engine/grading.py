@@ -24,7 +24,15 @@ import numpy as np
 from grader.engine import checks as check_library
 from grader.engine.checks import JudgeInternalError, Probe, messages, probe_expected
 from grader.engine.diagnosis import diagnose, fixed_probes
-from grader.engine.executors.base import Call, CallResult, Executor, Limits, RunResult, RunStatus
+from grader.engine.executors.base import (
+    Call,
+    CallResult,
+    Executor,
+    Gate,
+    Limits,
+    RunResult,
+    RunStatus,
+)
 
 log = logging.getLogger("grader.engine.grading")
 
@@ -130,6 +138,17 @@ def grade(*, spec: ExerciseSpec, code: str, seed: int, executor: Executor) -> Ve
     if not planned:
         return Verdict(status=ERROR, score=0.0, message=MSG_NO_CHECKS)
 
+    n_check_calls = len(calls) - len(diag)
+    # The checks are judged at the gate, while the child waits: if every one passes, the
+    # diagnosis's calls are never run (a passing submission is never diagnosed anyway).
+    early: list[list[CheckResult]] = []
+
+    def judge_at_gate(results: Sequence[CallResult]) -> bool:
+        outcomes, _ = _judge_checks(spec, planned, list(results), reason="")
+        early.append(outcomes)
+        return not all(c.passed for c in outcomes)
+
+    gate = Gate(after=n_check_calls, go_on=judge_at_gate) if diag else None
     try:
         run = executor.run(
             code=code,
@@ -137,6 +156,7 @@ def grade(*, spec: ExerciseSpec, code: str, seed: int, executor: Executor) -> Ve
             calls=calls,
             limits=spec.limits,
             while_running=lambda: _expect(spec.kind, planned),
+            gate=gate,
         )
     except Exception:
         log.exception("executor failed on %s", spec.slug)
@@ -148,7 +168,9 @@ def grade(*, spec: ExerciseSpec, code: str, seed: int, executor: Executor) -> Ve
         return Verdict(status=ERROR, score=0.0, message=run.message, stdout=run.stdout)
 
     try:
-        return _judge(spec, planned, diag, run, n_check_calls=len(calls) - len(diag))
+        return _judge(
+            spec, planned, diag, run, n_check_calls=n_check_calls, early=early[0] if early else None
+        )
     except Exception:
         # A check that crashes on some output is our bug, not the student's.
         log.exception("judging failed on %s", spec.slug)
@@ -185,6 +207,7 @@ def _judge(
     run: RunResult,
     *,
     n_check_calls: int,
+    early: list[CheckResult] | None = None,
 ) -> Verdict:
     stopped = run.status != RunStatus.OK
     results: list[CallResult | None] = list(run.calls)
@@ -193,29 +216,11 @@ def _judge(
         raise JudgeInternalError("the executor returned more results than calls")
     results += [None] * (total - len(results))
 
-    outcomes: list[CheckResult] = []
-    judged_any = False
-    for item in planned:
-        mine = results[item.start : item.start + len(item.probes)]
-        check = check_library.check_get(item.spec.name)
-        if not item.probes:
-            passed, message = False, messages.NO_PROBES
-        elif any(r is None for r in mine):
-            passed, message = False, MSG_CHECK_NOT_RUN.format(reason=run.message)
-        else:
-            outcome = check.judge(item.params, item.probes, mine, spec.kind)
-            passed, message = outcome.passed, outcome.message
-            judged_any = True
-        outcomes.append(
-            CheckResult(
-                name=item.spec.name,
-                label=item.label,
-                passed=passed,
-                message=message,
-                weight=float(item.spec.weight),
-                visibility=item.spec.visibility,
-            )
-        )
+    # Judged at the gate already: every check had its results then, and they have not changed.
+    if early is not None:
+        outcomes, judged_any = early, True
+    else:
+        outcomes, judged_any = _judge_checks(spec, planned, results, run.message)
 
     if stopped and not judged_any:
         # A limit hit before any check had its results: the code could not be evaluated.
@@ -250,6 +255,40 @@ def _judge(
         message=message,
         stdout=run.stdout,
     )
+
+
+def _judge_checks(
+    spec: ExerciseSpec,
+    planned: Sequence[_Planned],
+    results: Sequence[CallResult | None],
+    reason: str,
+) -> tuple[list[CheckResult], bool]:
+    """Each check's outcome from its calls' results (``reason``: why some are missing), and
+    whether any check had all of its results."""
+    outcomes: list[CheckResult] = []
+    judged_any = False
+    for item in planned:
+        mine = results[item.start : item.start + len(item.probes)]
+        check = check_library.check_get(item.spec.name)
+        if not item.probes:
+            passed, message = False, messages.NO_PROBES
+        elif len(mine) < len(item.probes) or any(r is None for r in mine):
+            passed, message = False, MSG_CHECK_NOT_RUN.format(reason=reason)
+        else:
+            outcome = check.judge(item.params, item.probes, mine, spec.kind)
+            passed, message = outcome.passed, outcome.message
+            judged_any = True
+        outcomes.append(
+            CheckResult(
+                name=item.spec.name,
+                label=item.label,
+                passed=passed,
+                message=message,
+                weight=float(item.spec.weight),
+                visibility=item.spec.visibility,
+            )
+        )
+    return outcomes, judged_any
 
 
 def visible_message(*, check: Mapping[str, Any], deadline_passed: bool) -> str | None:

@@ -27,10 +27,10 @@ class SourceLookupExecutor:
         self.closed = False
         self.runs = 0
 
-    def run(self, *, code, entry_point, calls, limits, while_running=None):
+    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
         self.runs += 1
         return CallableExecutor(self.table[code]).run(
-            code="", entry_point=entry_point, calls=calls, limits=limits
+            code="", entry_point=entry_point, calls=calls, limits=limits, gate=gate
         )
 
     def close(self) -> None:

@@ -243,7 +243,7 @@ def test_grading_still_makes_one_run_with_the_batched_diagnostic_calls():
     runs = []
 
     class Counting(CallableExecutor):
-        def run(self, *, code, entry_point, calls, limits, while_running=None):
+        def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
             runs.append(len(calls))
             return super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
 

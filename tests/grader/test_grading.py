@@ -30,7 +30,7 @@ class FixedRun:
         self.result = result
         self.runs = 0
 
-    def run(self, *, code, entry_point, calls, limits, while_running=None):
+    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
         self.runs += 1
         return self.result
 
@@ -46,7 +46,8 @@ class CountingExecutor(CallableExecutor):
         self.stop_after = stop_after
         self.status = status
 
-    def run(self, *, code, entry_point, calls, limits, while_running=None):
+    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
+        # No gate: these tests count every call, as an executor that ignores gates does.
         self.runs += 1
         self.n_calls = len(calls)
         result = super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
@@ -201,7 +202,7 @@ def test_limits_are_passed_to_the_executor():
     seen = {}
 
     class Spy(CallableExecutor):
-        def run(self, *, code, entry_point, calls, limits, while_running=None):
+        def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
             seen.update(code=code, entry_point=entry_point, limits=limits)
             return super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+from grader.engine.executors.base import Gate
 from grader.engine.sandbox import SandboxExecutor, SandboxUnavailable
 
 LEN = struct.Struct("<Q")
@@ -79,6 +80,20 @@ def main() -> None:
 
                 result = executor.run(**kwargs["run"], while_running=hook)
                 reply = (result, len(hooked))
+            elif op == "run_gated":
+                # A gate whose answer (or failure) the test chooses; it records what it saw.
+                assert executor is not None
+                seen: list[int] = []
+
+                def go_on(results: Any) -> bool:
+                    seen.append(len(results))
+                    if kwargs["answer"] is None:
+                        raise RuntimeError("the caller's own check failed")
+                    return bool(kwargs["answer"])
+
+                gate = Gate(after=kwargs["after"], go_on=go_on)
+                result = executor.run(**kwargs["run"], gate=gate)
+                reply = (result, seen)
             elif op == "self_check":
                 assert executor is not None
                 executor.self_check()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -319,3 +321,60 @@ def test_the_callers_work_runs_once_while_the_child_computes(
     assert hooked == 1
     assert run.status == RunStatus.OK
     assert [list(c.output) for c in run.calls] == [[0.0, 2.0, 4.0]] * 4
+
+
+# The code counts its calls in what it prints: the calls after a gate that says no never run.
+COUNTING = "n = 0\ndef f(x):\n    global n\n    n += 1\n    print('call', n)\n    return x * n\n"
+
+
+def gated(sandbox: FencedSandbox, answer: bool | None, code: str = COUNTING, **limits: Any):
+    return sandbox.call(
+        "run_gated",
+        run={
+            "code": code,
+            "entry_point": "f",
+            "calls": [Call(args=(np.arange(3.0),)) for _ in range(5)],
+            "limits": Limits(**limits),
+        },
+        after=2,
+        answer=answer,
+    )
+
+
+def test_a_gate_that_says_no_ends_the_run_before_the_calls_after_it(
+    sandbox: FencedSandbox,
+) -> None:
+    run, seen = gated(sandbox, False)
+    assert seen == [2]
+    assert run.status == RunStatus.OK and run.message == ""
+    assert [list(c.output) for c in run.calls] == [[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]]
+    assert run.stdout == "call 1\ncall 2\n"
+
+
+@pytest.mark.parametrize("answer", [True, None], ids=["yes", "the-gate-fails"])
+def test_a_gate_that_says_yes_or_fails_runs_every_call_in_the_same_child(
+    sandbox: FencedSandbox, answer: bool | None
+) -> None:
+    # The module's global counter goes on from 2 to 5: one child, one module load.
+    run, seen = gated(sandbox, answer)
+    assert seen == [2]
+    assert run.status == RunStatus.OK
+    assert [float(c.output[1]) for c in run.calls] == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert run.stdout == "".join(f"call {i}\n" for i in range(1, 6))
+
+
+def test_a_run_stopped_before_the_gate_never_asks(sandbox: FencedSandbox) -> None:
+    code = COUNTING.replace("    return", "    while n == 2:\n        pass\n    return")
+    run, seen = gated(sandbox, True, code=code, cpu_seconds=1, wall_seconds=5)
+    assert seen == []
+    assert run.status == RunStatus.CPU_LIMIT
+    assert len(run.calls) == 1
+
+
+def test_a_child_that_closes_its_request_pipe_ends_at_the_gate(sandbox: FencedSandbox) -> None:
+    # The student's code meddling with the request descriptor harms only its own run.
+    code = "import os\nos.close(4)\ndef f(x):\n    return x\n"
+    run, seen = gated(sandbox, True, code=code)
+    assert seen == [2]
+    assert len(run.calls) == 2
+    assert run.status == RunStatus.EXITED

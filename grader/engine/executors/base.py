@@ -81,11 +81,27 @@ class RunResult:
     stdout: str = ""
 
 
+@dataclass(frozen=True)
+class Gate:
+    """The calls after the first ``after`` run only if ``go_on`` says so.
+
+    ``go_on`` is the caller's trusted code, given the first ``after`` results once they are all
+    in. The grade uses it so that a submission that passes every check is not also run on the
+    diagnosis's inputs (28 calls of 50): only failing code needs its misconception named. When
+    ``go_on`` says no, the run ends there with status OK and ``after`` results. A run that
+    stops before the gate never asks. An executor may ignore the gate and run every call.
+    """
+
+    after: int
+    go_on: Callable[[Sequence[CallResult]], bool]
+
+
 class Executor(Protocol):
     """Runs untrusted code somewhere that is not this process, and returns only outputs.
 
     ``while_running``, if given, is called once with the calls handed over and not yet done:
     trusted work of the caller's (the reference outputs) that then costs no wall-clock time.
+    ``gate``, if given, may end the run early (see ``Gate``).
     """
 
     def run(
@@ -96,6 +112,7 @@ class Executor(Protocol):
         calls: Sequence[Call],
         limits: Limits,
         while_running: Callable[[], None] | None = None,
+        gate: Gate | None = None,
     ) -> RunResult: ...
 
     def close(self) -> None: ...

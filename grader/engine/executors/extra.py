@@ -10,14 +10,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from grader.engine.executors.base import Call, CallResult, Executor, Limits, RunResult, RunStatus
+from grader.engine.executors.base import (
+    Call,
+    CallResult,
+    Executor,
+    Gate,
+    Limits,
+    RunResult,
+    RunStatus,
+)
 
 
 class ExtraCallsExecutor:
-    """Wraps an executor: appends ``extra`` to the first run and keeps their results apart.
+    """Wraps an executor: adds ``extra`` to the first run and keeps their results apart.
 
     The wrapped run looks to its caller exactly as if only its own calls had been made: if
-    all of them finished, a limit hit during the extra calls does not change its status.
+    all of them finished, a limit hit during the extra calls does not change its status. With
+    a gate, the extra calls go just before it (the pictures are wanted whatever the gate says),
+    and the gate sees only its caller's results.
     """
 
     def __init__(self, inner: Executor, extra: Sequence[Call]) -> None:
@@ -34,6 +44,7 @@ class ExtraCallsExecutor:
         calls: Sequence[Call],
         limits: Limits,
         while_running: Callable[[], None] | None = None,
+        gate: Gate | None = None,
     ) -> RunResult:
         if self.extra_status is not None or not self.extra:  # only the first run carries them
             return self.inner.run(
@@ -42,21 +53,35 @@ class ExtraCallsExecutor:
                 calls=calls,
                 limits=limits,
                 while_running=while_running,
+                gate=gate,
             )
-        n = len(calls)
+        at = gate.after if gate is not None else len(calls)
+        n_extra = len(self.extra)
+        inner_gate = None
+        if gate is not None:
+            outer = gate
+
+            def go_on(results: Sequence[CallResult]) -> bool:
+                return outer.go_on(results[:at])
+
+            inner_gate = Gate(after=at + n_extra, go_on=go_on)
         result = self.inner.run(
             code=code,
             entry_point=entry_point,
-            calls=[*calls, *self.extra],
+            calls=[*calls[:at], *self.extra, *calls[at:]],
             limits=limits,
             while_running=while_running,
+            gate=inner_gate,
         )
         self.extra_status = result.status
-        self.extra_results = list(result.calls[n:])
-        if len(result.calls) >= n and result.status not in (RunStatus.OK, RunStatus.INTERNAL):
-            # Every graded call finished; only the pictures were cut short.
-            return replace(result, status=RunStatus.OK, calls=list(result.calls[:n]), message="")
-        return replace(result, calls=list(result.calls[:n]))
+        self.extra_results = list(result.calls[at : at + n_extra])
+        mine = [*result.calls[:at], *result.calls[at + n_extra :]]
+        cut_among_extra = at <= len(result.calls) < at + n_extra
+        if cut_among_extra and result.status not in (RunStatus.OK, RunStatus.INTERNAL):
+            # Every graded call before the pictures finished; only the pictures were cut short
+            # (and any graded calls after them never ran, as when a gate says no).
+            return replace(result, status=RunStatus.OK, calls=mine, message="")
+        return replace(result, calls=mine)
 
     def close(self) -> None:
         self.inner.close()

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine.executors.base import Call, CallResult, Limits, RunResult, RunStatus
+from grader.engine.executors.base import Call, CallResult, Gate, Limits, RunResult, RunStatus
 from grader.engine.sandbox.messages import MSG_NOT_NUMERIC
 
 # The sandbox's own words for a non-array return, so a test reads like a real verdict.
@@ -41,12 +41,17 @@ class CallableExecutor:
         calls: Sequence[Call],
         limits: Limits,
         while_running: Callable[[], None] | None = None,
+        gate: Gate | None = None,
     ) -> RunResult:
         # ``code`` and ``entry_point`` are ignored on purpose: this executor never compiles text.
         del code, entry_point, limits
         if while_running is not None:
             while_running()  # nothing runs elsewhere to overlap with
-        return RunResult(status=RunStatus.OK, calls=[self._one(call) for call in calls])
+        at = gate.after if gate is not None else len(calls)
+        results = [self._one(call) for call in calls[:at]]
+        if gate is None or gate.go_on(results):
+            results += [self._one(call) for call in calls[at:]]
+        return RunResult(status=RunStatus.OK, calls=results)
 
     def _one(self, call: Call) -> CallResult:
         args = tuple(_copy(a) for a in call.args)

@@ -28,7 +28,15 @@ from typing import Any
 import numpy as np
 
 from grader.engine import limits as L
-from grader.engine.executors.base import Arg, Call, CallResult, Limits, RunResult, RunStatus
+from grader.engine.executors.base import (
+    Arg,
+    Call,
+    CallResult,
+    Gate,
+    Limits,
+    RunResult,
+    RunStatus,
+)
 from grader.engine.sandbox import launcher, npy, selfcheck
 from grader.engine.sandbox import messages as M
 from grader.engine.sandbox.inside import protocol as p
@@ -148,7 +156,9 @@ class _RunState:
     out: bytearray = field(default_factory=bytearray)
     out_total: int = 0
     loaded: bool = False
-    collected: bool = False  # the result area has been read
+    area_pos: int = p.AREA_HEADER.size  # how far the result area has been read and parsed
+    gate: Gate | None = None
+    paused: bool = False  # the child waits at the gate for our answer
     status: RunStatus | None = None
     message: str = ""
     # Output of the current call, waiting for its inputs_after frames.
@@ -224,9 +234,14 @@ class SandboxExecutor:
         calls: Sequence[Call],
         limits: Limits,
         while_running: Callable[[], None] | None = None,
+        gate: Gate | None = None,
     ) -> RunResult:
         lim = L.clamp(limits)
-        request = self._encode(code, entry_point, calls, lim)
+        if gate is not None and not 0 < gate.after < len(calls):
+            gate = None  # nothing on one side of it: a plain run
+        # With a gate, the calls after it are sent only if the caller wants them (see _at_gate).
+        first = calls[: gate.after] if gate is not None else calls
+        request = self._encode(first, code=code, entry_point=entry_point, lim=lim, gated=gate)
         with self._lock:
             if self._closed:
                 raise RuntimeError("SandboxExecutor is closed")
@@ -236,7 +251,7 @@ class SandboxExecutor:
                 log.critical("sandbox: refusing to run (fail closed): %s", e)
                 return RunResult(RunStatus.INTERNAL, [], M.MSG_INTERNAL)
             try:
-                return self._run(request, entry_point, calls, lim, while_running)
+                return self._run(request, entry_point, calls, lim, while_running, gate)
             except _Broken as e:
                 log.error("sandbox: internal failure, restarting the zygote: %s", e)
                 self._stop()
@@ -294,7 +309,7 @@ class SandboxExecutor:
         code = selfcheck.PROBE_CODE.format(project=str(PROJECT_ROOT), uid=self._slot.uid)
         lim = Limits(wall_seconds=10.0, cpu_seconds=5.0, memory_mb=256)
         calls = selfcheck.probe_calls()
-        request = self._encode(code, "probe", calls, lim)
+        request = self._encode(calls, code=code, entry_point="probe", lim=lim)
         try:
             result = self._run(request, "probe", calls, lim)
         except _Broken as e:
@@ -443,7 +458,15 @@ class SandboxExecutor:
     # --- one run ----------------------------------------------------------------------------
 
     @staticmethod
-    def _encode(code: str, entry_point: str, calls: Sequence[Call], lim: Limits) -> bytes:
+    def _encode(
+        calls: Sequence[Call],
+        *,
+        code: str | None = None,
+        entry_point: str = "",
+        lim: Limits | None = None,
+        gated: object = None,
+    ) -> bytes:
+        """A request, or with no ``code`` the part of one sent at the gate (calls only)."""
         arrays: list[bytes | memoryview] = []
 
         def spec(value: Arg) -> dict[str, Any]:
@@ -461,10 +484,7 @@ class SandboxExecutor:
                 return {"v": value}
             raise TypeError(f"call arguments must be arrays or scalars, not {type(value)}")
 
-        header = {
-            "entry_point": entry_point,
-            "cpu_seconds": L.cpu_rlimit_seconds(lim),
-            "memory_mb": int(lim.memory_mb),
+        header: dict[str, Any] = {
             "calls": [
                 {
                     "args": [spec(a) for a in c.args],
@@ -473,12 +493,22 @@ class SandboxExecutor:
                 }
                 for c in calls
             ],
+            "n_arrays": len(arrays),
         }
-        header["n_arrays"] = len(arrays)
+        head: list[tuple[bytes, bytes]] = []
+        if code is not None:
+            assert lim is not None
+            header.update(
+                entry_point=entry_point,
+                cpu_seconds=L.cpu_rlimit_seconds(lim),
+                memory_mb=int(lim.memory_mb),
+                gate=gated is not None,
+            )
+            head = [(p.REQ_CODE, code.encode("utf-8", "replace"))]
         parts: list[bytes | memoryview] = [b""]  # the length prefix, once known
         for kind, payload in (
             (p.REQ_HEADER, json.dumps(header).encode()),
-            (p.REQ_CODE, code.encode("utf-8", "replace")),
+            *head,
             *((p.REQ_ARRAY, a) for a in arrays),
         ):
             parts += (
@@ -500,11 +530,12 @@ class SandboxExecutor:
         calls: Sequence[Call],
         lim: Limits,
         while_running: Callable[[], None] | None = None,
+        gate: Gate | None = None,
     ) -> RunResult:
         zygote = self._zygote
         assert zygote is not None
         child = self._take_child()
-        state = _RunState(calls=calls, entry_point=entry_point)
+        state = _RunState(calls=calls, entry_point=entry_point, gate=gate)
         try:
             killed_for = self._drive(zygote, child, request, state, lim, while_running)
             # Killed or dead without a final frame: the calls it finished are in the area.
@@ -573,8 +604,9 @@ class SandboxExecutor:
                 except BrokenPipeError:
                     to_write = memoryview(b"")  # it died before reading: the exit tells why
                 if not to_write:
-                    os.close(child.req_w)
-                    child.req_w = -1
+                    if state.gate is None:  # else it stays open for the answer at the gate
+                        os.close(child.req_w)
+                        child.req_w = -1
                     if while_running is not None:
                         self._while_running(while_running)
                         while_running = None
@@ -598,8 +630,28 @@ class SandboxExecutor:
                     if too_much or not self._parse_pipe(state, child):
                         self._kill(zygote, child, wait=True)
                         return RunStatus.BAD_OUTPUT
+                    if state.paused and state.status is None:
+                        more = self._at_gate(state)
+                        if more is not None:
+                            # It goes on: the rest of the request, then no second gate.
+                            to_write = memoryview(more)
+                            state.paused, state.gate = False, None
             if zygote.ctrl.fileno() in r:
                 zygote.receive(0)
+
+    def _at_gate(self, state: _RunState) -> bytes | None:
+        """The child waits at the gate: ask the caller. The rest of the request if it wants
+        the calls after the gate, else None (the run ends here: OK, the results so far)."""
+        assert state.gate is not None
+        try:
+            go_on = bool(state.gate.go_on(state.results[: state.gate.after]))
+        except Exception:  # the caller's own (trusted) check: run everything rather than guess
+            log.exception("sandbox: the gate's check failed; running every call")
+            go_on = True
+        if not go_on:
+            state.status = RunStatus.OK
+            return None
+        return self._encode(state.calls[state.gate.after :])
 
     @staticmethod
     def _while_running(work: Callable[[], None]) -> None:
@@ -663,20 +715,20 @@ class SandboxExecutor:
         return ok
 
     def _collect(self, state: _RunState, child: _Child) -> bool:
-        """Read the child's result area once (a copy: the child may still be scribbling) and
-        parse its frames as untrusted bytes. False if it is malformed."""
-        if state.collected:
-            return True
-        state.collected = True
+        """Read what the child's result area gained since the last read (a copy: the child may
+        still be scribbling) and parse its frames as untrusted bytes. False if malformed."""
         try:
             (end,) = p.AREA_HEADER.unpack(os.pread(child.area, p.AREA_HEADER.size, 0))
             if end == 0:  # the child never wrote: nothing loaded
                 return True
-            if not p.AREA_HEADER.size <= end <= AREA_BYTES:
-                return False
-            data = os.pread(child.area, end - p.AREA_HEADER.size, p.AREA_HEADER.size)
+            if not state.area_pos <= end <= AREA_BYTES:
+                return False  # out of bounds, or shrunk below what we already read
+            data = os.pread(child.area, end - state.area_pos, state.area_pos)
         except OSError:
             return False
+        if len(data) != end - state.area_pos:
+            return False
+        state.area_pos = end
         pos = 0
         while pos < len(data):
             if len(data) - pos < p.HEADER.size:
@@ -741,6 +793,14 @@ class SandboxExecutor:
             state.results.append(CallResult(error=self._call_error(json.loads(payload))))
         elif kind == p.DONE and len(state.results) == n_calls:
             state.status = RunStatus.OK
+        elif (
+            kind == p.PAUSE
+            and state.gate is not None
+            and not state.paused
+            and state.pending is None
+            and len(state.results) == state.gate.after
+        ):
+            state.paused = True
         else:
             return False
         return True
@@ -794,6 +854,9 @@ class SandboxExecutor:
             message = M.MSG_BAD_OUTPUT
         if state.pending is not None:
             self._finish_pending(state)
+        if state.gate is not None and state.paused:
+            # Stopped at the gate: whatever the child wrote after the PAUSE is not wanted.
+            del state.results[state.gate.after :]
         return RunResult(status=status, calls=state.results, message=message, stdout=stdout)
 
     @staticmethod

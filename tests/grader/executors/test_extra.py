@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from grader.engine.executors.base import Call, CallResult, Limits, RunResult, RunStatus
+from grader.engine.executors.base import Call, CallResult, Gate, Limits, RunResult, RunStatus
 from grader.engine.executors.extra import ExtraCallsExecutor
 from grader.engine.executors.trusted import CallableExecutor
 
@@ -17,6 +17,7 @@ class Recording:
     def __init__(self, cut: int | None = None) -> None:
         self.inner = CallableExecutor(lambda x: x * 2)
         self.runs: list[int] = []
+        self.gates: list[int | None] = []
         self.cut = cut
 
     def run(
@@ -27,9 +28,13 @@ class Recording:
         calls: Sequence[Call],
         limits: Limits,
         while_running: Callable[[], None] | None = None,
+        gate: Gate | None = None,
     ) -> RunResult:
         self.runs.append(len(calls))
-        result = self.inner.run(code=code, entry_point=entry_point, calls=calls, limits=limits)
+        self.gates.append(gate.after if gate is not None else None)
+        result = self.inner.run(
+            code=code, entry_point=entry_point, calls=calls, limits=limits, gate=gate
+        )
         if self.cut is None:
             return result
         return RunResult(RunStatus.WALL_LIMIT, result.calls[: self.cut], "Wall-clock limit.")
@@ -83,3 +88,47 @@ def test_a_limit_hit_during_the_graded_calls_is_reported_as_is() -> None:
     assert result.status == RunStatus.WALL_LIMIT
     assert outputs(result.calls) == [2]
     assert ex.extra_results == []
+
+
+def gated(executor: ExtraCallsExecutor, answer: bool, *values: float, after: int) -> RunResult:
+    seen: list[list[float]] = []
+
+    def go_on(results: Sequence[CallResult]) -> bool:
+        seen.append(outputs(results))
+        return answer
+
+    result = executor.run(
+        code="",
+        entry_point="f",
+        calls=calls(*values),
+        limits=Limits(),
+        gate=Gate(after=after, go_on=go_on),
+    )
+    assert seen == [[2 * v for v in values[:after]]]  # the gate sees only the grade's calls
+    return result
+
+
+def test_with_a_gate_the_extra_calls_go_before_it_and_the_gate_sees_only_the_grade() -> None:
+    inner = Recording()
+    ex = ExtraCallsExecutor(inner, calls(10, 20))
+    result = gated(ex, True, 1, 2, 3, after=2)
+    assert inner.runs == [5] and inner.gates == [4]
+    assert outputs(result.calls) == [2, 4, 6]
+    assert outputs(ex.extra_results) == [20, 40]
+
+
+def test_a_gate_that_says_no_still_gets_the_pictures() -> None:
+    ex = ExtraCallsExecutor(Recording(), calls(10, 20))
+    result = gated(ex, False, 1, 2, 3, after=2)
+    assert result.status == RunStatus.OK
+    assert outputs(result.calls) == [2, 4]
+    assert outputs(ex.extra_results) == [20, 40]
+
+
+def test_a_limit_among_the_extra_calls_before_a_gate_keeps_the_grade_ok() -> None:
+    # 2 graded, then the pictures (cut after the first), then 1 graded after the gate.
+    ex = ExtraCallsExecutor(Recording(cut=3), calls(10, 20))
+    result = gated(ex, True, 1, 2, 3, after=2)
+    assert result.status == RunStatus.OK and result.message == ""
+    assert outputs(result.calls) == [2, 4]
+    assert outputs(ex.extra_results) == [20]

@@ -29,12 +29,15 @@ CALL_ERROR = b"E"  # one call raised or returned something unusable: student-fac
 MEMORY = b"Y"  # MemoryError: the address-space limit was hit
 OVERFLOW = b"Z"  # the results do not fit the result area
 DONE = b"D"  # every call answered
+# The calls before the request's gate answered: waiting for the rest of the request (a second
+# length-prefixed part: header and arrays, no code) or the pipe closed (the end of the run).
+PAUSE = b"P"
 
 # Results travel in two ways. Per-call frames go into a shared memory area (a memfd both sides
 # map), so a grade costs the trusted side one wake-up instead of one per call, and the results
 # of finished calls survive a kill. The frames that end a run go through the result pipe, which
 # is what wakes the trusted side; it reads the area then (a copy, parsed as untrusted bytes).
-PIPE_KINDS = frozenset({SYNTAX, MISSING, IMPORT, MEMORY, OVERFLOW, DONE})
+PIPE_KINDS = frozenset({SYNTAX, MISSING, IMPORT, MEMORY, OVERFLOW, DONE, PAUSE})
 AREA_KINDS = frozenset({LOADED, OUTPUT, INPUT_AFTER, CALL_ERROR})
 # The area starts with the committed length (u64, header included), then frames.
 AREA_HEADER = struct.Struct("<Q")

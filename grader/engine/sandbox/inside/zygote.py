@@ -446,21 +446,34 @@ def encode_array(value: Any, max_bytes: int) -> bytes | dict[str, Any]:
     return p.npy_bytes(arr.dtype.str, tuple(int(n) for n in arr.shape), arr.tobytes())
 
 
+def read_part(
+    cfg: dict[str, Any], *, first: bool
+) -> tuple[dict[str, Any], memoryview | None, list[memoryview]]:
+    """One part of the request: header, the code (first part only) and the input arrays."""
+    frames = p.split_frames(p.read_request(p.CHILD_REQUEST_FD, cfg["max_request_bytes"]))
+    kinds = [kind for kind, _ in frames]
+    head = [p.REQ_HEADER, p.REQ_CODE] if first else [p.REQ_HEADER]
+    if kinds[: len(head)] != head or set(kinds[len(head) :]) - {p.REQ_ARRAY}:
+        raise ValueError("malformed request")
+    header = json.loads(bytes(frames[0][1]))
+    blobs = [blob for _, blob in frames[len(head) :]]
+    if len(blobs) != header["n_arrays"]:
+        raise ValueError("array count")
+    return header, frames[1][1] if first else None, blobs
+
+
 def handle_request(cfg: dict[str, Any]) -> int:
     import resource
 
     import numpy as np
 
-    frames = p.split_frames(p.read_request(p.CHILD_REQUEST_FD, cfg["max_request_bytes"]))
-    kinds = [kind for kind, _ in frames]
-    if kinds[:2] != [p.REQ_HEADER, p.REQ_CODE] or set(kinds[2:]) - {p.REQ_ARRAY}:
+    try:
+        header, code_bytes, blobs = read_part(cfg, first=True)
+    except ValueError:
         return p.EXIT_LAYER_FAILED
-    header = json.loads(bytes(frames[0][1]))
-    code_bytes = frames[1][1]
-    blobs = [blob for _, blob in frames[2:]]
-    if len(blobs) != header["n_arrays"]:
-        return p.EXIT_LAYER_FAILED
-    os.close(p.CHILD_REQUEST_FD)
+    gated = bool(header.get("gate"))
+    if not gated:
+        os.close(p.CHILD_REQUEST_FD)
 
     # This request's own limits, lower than the ones set before the request came.
     cpu = header["cpu_seconds"]
@@ -511,41 +524,60 @@ def handle_request(cfg: dict[str, Any]) -> int:
             return 0
         emit(p.LOADED)
 
-        def arg(spec: dict[str, Any]) -> Any:
-            if "a" in spec:
-                flat = np.frombuffer(blobs[spec["a"]], dtype=np.dtype(spec["dtype"]))
-                return flat.reshape(spec["shape"]).copy()  # a fresh, writable array per call
-            return spec["v"]
+        def run_calls(calls: list[dict[str, Any]], blobs: list[memoryview]) -> bool:
+            """Every call, each answered in the area; False if a MemoryError ended the run."""
 
-        for call in header["calls"]:
-            args = [arg(s) for s in call["args"]]
-            kwargs = {k: arg(s) for k, s in call["kwargs"].items()}
+            def arg(spec: dict[str, Any]) -> Any:
+                if "a" in spec:
+                    flat = np.frombuffer(blobs[spec["a"]], dtype=np.dtype(spec["dtype"]))
+                    return flat.reshape(spec["shape"]).copy()  # a fresh, writable array per call
+                return spec["v"]
+
+            for call in calls:
+                args = [arg(s) for s in call["args"]]
+                kwargs = {k: arg(s) for k, s in call["kwargs"].items()}
+                try:
+                    result = fn(*args, **kwargs)
+                    restore_builtins()
+                    encoded = encode_array(result, max_out)
+                except MemoryError:
+                    flush_std()
+                    emit(p.MEMORY)
+                    return False
+                except SystemExit:
+                    raise
+                except BaseException as e:
+                    restore_builtins()
+                    emit_json(
+                        p.CALL_ERROR,
+                        {"code": "exception", "traceback": student_traceback(e, max_chars)},
+                    )
+                    continue
+                if isinstance(encoded, dict):
+                    emit_json(p.CALL_ERROR, encoded)
+                    continue
+                emit(p.OUTPUT, encoded)
+                if call["return_inputs"]:
+                    for a in [*args, *kwargs.values()]:
+                        if isinstance(a, np.ndarray):
+                            after = encode_array(a, max_out)
+                            emit(p.INPUT_AFTER, after if isinstance(after, bytes) else b"")
+            return True
+
+        if not run_calls(header["calls"], blobs):
+            return 0
+        if gated:
+            # The calls after the gate come only if the parent wants them, after judging what
+            # the area holds: a second part of the request, or the pipe closed (the end).
+            flush_std()
+            emit(p.PAUSE)
             try:
-                result = fn(*args, **kwargs)
-                restore_builtins()
-                encoded = encode_array(result, max_out)
-            except MemoryError:
-                flush_std()
-                emit(p.MEMORY)
+                more, _, more_blobs = read_part(cfg, first=False)
+                os.close(p.CHILD_REQUEST_FD)
+            except (OSError, EOFError, ValueError):  # closed: or the student's code meddled
                 return 0
-            except SystemExit:
-                raise
-            except BaseException as e:
-                restore_builtins()
-                emit_json(
-                    p.CALL_ERROR,
-                    {"code": "exception", "traceback": student_traceback(e, max_chars)},
-                )
-                continue
-            if isinstance(encoded, dict):
-                emit_json(p.CALL_ERROR, encoded)
-                continue
-            emit(p.OUTPUT, encoded)
-            if call["return_inputs"]:
-                for a in [*args, *kwargs.values()]:
-                    if isinstance(a, np.ndarray):
-                        after = encode_array(a, max_out)
-                        emit(p.INPUT_AFTER, after if isinstance(after, bytes) else b"")
+            if not run_calls(more["calls"], more_blobs):
+                return 0
         flush_std()
         emit(p.DONE)
         return 0
