@@ -165,8 +165,11 @@ class FreshInterpreterExecutor:
                 )
                 after = tuple(z[f"i{i}_{j}"] for j in range(n_inputs)) if n_inputs else None
                 results.append(CallResult(output=z[f"o{i}"], inputs_after=after))
-        if gate is not None and not gate.go_on(results[: gate.after]):
-            results = results[: gate.after]
+        if gate is not None:
+            if not gate.go_on(results[: gate.after]):
+                results = results[: gate.after]
+            elif gate.meanwhile is not None:
+                gate.meanwhile()
         return RunResult(RunStatus.OK, results)
 
     def close(self) -> None:

@@ -139,16 +139,12 @@ def grade(*, spec: ExerciseSpec, code: str, seed: int, executor: Executor) -> Ve
         return Verdict(status=ERROR, score=0.0, message=MSG_NO_CHECKS)
 
     n_check_calls = len(calls) - len(diag)
-    # The checks are judged at the gate, while the child waits: if every one passes, the
-    # diagnosis's calls are never run (a passing submission is never diagnosed anyway).
-    early: list[list[CheckResult]] = []
-
-    def judge_at_gate(results: Sequence[CallResult]) -> bool:
-        outcomes, _ = _judge_checks(spec, planned, list(results), reason="")
-        early.append(outcomes)
-        return not all(c.passed for c in outcomes)
-
-    gate = Gate(after=n_check_calls, go_on=judge_at_gate) if diag else None
+    at_gate = _GateJudge(spec, planned)
+    gate = (
+        Gate(n_check_calls, go_on=at_gate.go_on, meanwhile=at_gate.rest, progress=at_gate.so_far)
+        if diag
+        else None
+    )
     try:
         run = executor.run(
             code=code,
@@ -168,9 +164,8 @@ def grade(*, spec: ExerciseSpec, code: str, seed: int, executor: Executor) -> Ve
         return Verdict(status=ERROR, score=0.0, message=run.message, stdout=run.stdout)
 
     try:
-        return _judge(
-            spec, planned, diag, run, n_check_calls=n_check_calls, early=early[0] if early else None
-        )
+        early = at_gate.finish() if at_gate.results is not None else None
+        return _judge(spec, planned, diag, run, n_check_calls=n_check_calls, early=early)
     except Exception:
         # A check that crashes on some output is our bug, not the student's.
         log.exception("judging failed on %s", spec.slug)
@@ -257,38 +252,79 @@ def _judge(
     )
 
 
+class _GateJudge:
+    """Judges the checks at the gate, while the child waits there: only until the first check
+    that fails (that is enough to want the diagnosis's calls), and the rest meanwhile, while
+    those calls run. A submission that passes is judged whole there and is never diagnosed."""
+
+    def __init__(self, spec: ExerciseSpec, planned: Sequence[_Planned]) -> None:
+        self.spec, self.planned = spec, planned
+        self.results: list[CallResult] | None = None
+        self.outcomes: list[CheckResult] = []
+
+    def so_far(self, results: Sequence[CallResult]) -> None:
+        """Judge, in order, the checks whose calls are all done (up to the first failure)."""
+        if self.outcomes and not self.outcomes[-1].passed:
+            return
+        for item in self.planned[len(self.outcomes) :]:
+            if len(results) < item.start + len(item.probes):
+                return
+            outcome, _ = _judge_check(self.spec, item, results, reason="")
+            self.outcomes.append(outcome)
+            if not outcome.passed:
+                return
+
+    def go_on(self, results: Sequence[CallResult]) -> bool:
+        self.results = list(results)
+        self.so_far(self.results)
+        return not all(c.passed for c in self.outcomes)
+
+    def rest(self) -> None:
+        assert self.results is not None
+        for item in self.planned[len(self.outcomes) :]:
+            self.outcomes.append(_judge_check(self.spec, item, self.results, reason="")[0])
+
+    def finish(self) -> list[CheckResult]:
+        """Every check's outcome (what ``rest`` did not get to, if it failed, is judged now)."""
+        self.rest()
+        return self.outcomes
+
+
+def _judge_check(
+    spec: ExerciseSpec, item: _Planned, results: Sequence[CallResult | None], reason: str
+) -> tuple[CheckResult, bool]:
+    """One check's outcome from its calls' results (``reason``: why some are missing), and
+    whether it had all of them."""
+    mine = results[item.start : item.start + len(item.probes)]
+    check = check_library.check_get(item.spec.name)
+    judged = False
+    if not item.probes:
+        passed, message = False, messages.NO_PROBES
+    elif len(mine) < len(item.probes) or any(r is None for r in mine):
+        passed, message = False, MSG_CHECK_NOT_RUN.format(reason=reason)
+    else:
+        outcome = check.judge(item.params, item.probes, mine, spec.kind)
+        passed, message, judged = outcome.passed, outcome.message, True
+    result = CheckResult(
+        name=item.spec.name,
+        label=item.label,
+        passed=passed,
+        message=message,
+        weight=float(item.spec.weight),
+        visibility=item.spec.visibility,
+    )
+    return result, judged
+
+
 def _judge_checks(
     spec: ExerciseSpec,
     planned: Sequence[_Planned],
     results: Sequence[CallResult | None],
     reason: str,
 ) -> tuple[list[CheckResult], bool]:
-    """Each check's outcome from its calls' results (``reason``: why some are missing), and
-    whether any check had all of its results."""
-    outcomes: list[CheckResult] = []
-    judged_any = False
-    for item in planned:
-        mine = results[item.start : item.start + len(item.probes)]
-        check = check_library.check_get(item.spec.name)
-        if not item.probes:
-            passed, message = False, messages.NO_PROBES
-        elif len(mine) < len(item.probes) or any(r is None for r in mine):
-            passed, message = False, MSG_CHECK_NOT_RUN.format(reason=reason)
-        else:
-            outcome = check.judge(item.params, item.probes, mine, spec.kind)
-            passed, message = outcome.passed, outcome.message
-            judged_any = True
-        outcomes.append(
-            CheckResult(
-                name=item.spec.name,
-                label=item.label,
-                passed=passed,
-                message=message,
-                weight=float(item.spec.weight),
-                visibility=item.spec.visibility,
-            )
-        )
-    return outcomes, judged_any
+    """Each check's outcome, and whether any check had all of its results."""
+    judged = [_judge_check(spec, item, results, reason) for item in planned]
+    return [outcome for outcome, _ in judged], any(ok for _, ok in judged)
 
 
 def visible_message(*, check: Mapping[str, Any], deadline_passed: bool) -> str | None:

@@ -20,6 +20,7 @@ from grader.engine.grading import (
     visible_message,
 )
 from grader.engine.wrong_implementations import attention_naive_softmax
+from tests.grader.fakes import REFERENCE_FUNCS
 from tests.grader.helpers import builtin_spec
 
 
@@ -215,3 +216,79 @@ def test_limits_are_passed_to_the_executor():
     )
     grade(spec=spec, code="src", seed=0, executor=Spy(reference.attention))
     assert seen == {"code": "src", "entry_point": "attention", "limits": spec.limits}
+
+
+# --- the gate: a passing submission is not run on the diagnosis's inputs ------------------------
+
+
+class Ungated(CallableExecutor):
+    """Runs every call whatever the gate says (an executor may ignore gates)."""
+
+    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
+        return super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
+
+
+class Peeking(CallableExecutor):
+    """Hands the gate's ``progress`` the results after every call before the gate, as the
+    sandbox does while the child computes, then asks at the gate."""
+
+    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
+        if while_running is not None:
+            while_running()
+        results = []
+        for call in calls[: gate.after]:
+            results.append(self._one(call))
+            gate.progress(list(results))
+        if gate.go_on(results):
+            gate.meanwhile()
+            results += [self._one(call) for call in calls[gate.after :]]
+        return RunResult(status=RunStatus.OK, calls=results)
+
+
+def counted(func):
+    calls = []
+
+    def wrapper(*args, **kwargs):
+        calls.append(1)
+        return func(*args, **kwargs)
+
+    return wrapper, calls
+
+
+def test_a_passing_submission_is_never_run_on_the_diagnosis_inputs():
+    from grader.engine.diagnosis import fixed_probes
+
+    spec = builtin_spec(reference.KIND_ATTENTION)
+    func, calls = counted(reference.attention)
+    verdict = grade(spec=spec, code="", seed=3, executor=CallableExecutor(func))
+    everything, all_calls = counted(reference.attention)
+    ungated = grade(spec=spec, code="", seed=3, executor=Ungated(everything))
+    assert verdict == ungated and verdict.status == PASSED
+    assert len(all_calls) - len(calls) == len(fixed_probes(reference.KIND_ATTENTION)) > 20
+
+
+def test_a_failing_submission_runs_the_diagnosis_calls_in_the_same_run():
+    from grader.engine.diagnosis import fixed_probes
+
+    spec = builtin_spec(reference.KIND_ATTENTION)
+    func, calls = counted(attention_naive_softmax)
+    passing, passing_calls = counted(reference.attention)
+    grade(spec=spec, code="", seed=3, executor=CallableExecutor(passing))
+    verdict = grade(spec=spec, code="", seed=3, executor=CallableExecutor(func))
+    assert verdict.status == FAILED and verdict.diagnosis
+    assert len(calls) == len(passing_calls) + len(fixed_probes(reference.KIND_ATTENTION))
+
+
+def test_the_gate_changes_no_verdict_of_any_known_wrong_implementation():
+    """Judged at the gate (whole, or check by check as results come in) or after the run: the
+    same verdict, diagnosis included, for every catalogued mistake of every kind."""
+    from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS
+
+    funcs = [(k, f) for k, f in REFERENCE_FUNCS.items()]
+    funcs += [(impl.kind, impl.func) for impl in WRONG_IMPLEMENTATIONS]
+    for kind, func in funcs:
+        spec = builtin_spec(kind)
+        after_the_run = grade(spec=spec, code="", seed=11, executor=Ungated(func))
+        at_the_gate = grade(spec=spec, code="", seed=11, executor=CallableExecutor(func))
+        as_they_come = grade(spec=spec, code="", seed=11, executor=Peeking(func))
+        assert at_the_gate == after_the_run == as_they_come, (kind, func)

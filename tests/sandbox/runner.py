@@ -91,9 +91,14 @@ def main() -> None:
                         raise RuntimeError("the caller's own check failed")
                     return bool(kwargs["answer"])
 
-                gate = Gate(after=kwargs["after"], go_on=go_on)
+                progress: list[int] = []
+                gate = Gate(
+                    after=kwargs["after"],
+                    go_on=go_on,
+                    progress=lambda results: progress.append(len(results)),
+                )
                 result = executor.run(**kwargs["run"], gate=gate)
-                reply = (result, seen)
+                reply = (result, seen, progress)
             elif op == "self_check":
                 assert executor is not None
                 executor.self_check()

@@ -328,6 +328,11 @@ COUNTING = "n = 0\ndef f(x):\n    global n\n    n += 1\n    print('call', n)\n  
 
 
 def gated(sandbox: FencedSandbox, answer: bool | None, code: str = COUNTING, **limits: Any):
+    run, seen, _ = gated_progress(sandbox, answer, code, **limits)
+    return run, seen
+
+
+def gated_progress(sandbox: FencedSandbox, answer: bool | None, code: str, **limits: Any):
     return sandbox.call(
         "run_gated",
         run={
@@ -378,3 +383,11 @@ def test_a_child_that_closes_its_request_pipe_ends_at_the_gate(sandbox: FencedSa
     assert seen == [2]
     assert len(run.calls) == 2
     assert run.status == RunStatus.EXITED
+
+
+def test_the_results_before_the_gate_are_handed_over_as_they_come(sandbox: FencedSandbox) -> None:
+    # 20 ms a call: the parent looks at the area many times before the child reaches the gate.
+    slow = COUNTING.replace("    return", "    import time\n    time.sleep(0.02)\n    return")
+    run, seen, progress = gated_progress(sandbox, False, slow)
+    assert seen == [2] and len(run.calls) == 2
+    assert progress and progress == sorted(progress) and set(progress) <= {1, 2}

@@ -89,11 +89,17 @@ class Gate:
     in. The grade uses it so that a submission that passes every check is not also run on the
     diagnosis's inputs (28 calls of 50): only failing code needs its misconception named. When
     ``go_on`` says no, the run ends there with status OK and ``after`` results. A run that
-    stops before the gate never asks. An executor may ignore the gate and run every call.
+    stops before the gate never asks. When it says yes, ``meanwhile`` (the caller's trusted
+    work, like ``while_running``) runs once while the calls after the gate compute. An
+    executor may also hand ``progress`` the results so far, now and then, while the calls
+    before the gate compute (the grade judges the checks that are complete). An executor may
+    ignore the gate and run every call.
     """
 
     after: int
     go_on: Callable[[Sequence[CallResult]], bool]
+    meanwhile: Callable[[], None] | None = None
+    progress: Callable[[Sequence[CallResult]], None] | None = None
 
 
 class Executor(Protocol):

@@ -64,7 +64,7 @@ class ExtraCallsExecutor:
             def go_on(results: Sequence[CallResult]) -> bool:
                 return outer.go_on(results[:at])
 
-            inner_gate = Gate(after=at + n_extra, go_on=go_on)
+            inner_gate = Gate(after=at + n_extra, go_on=go_on, meanwhile=gate.meanwhile)
         result = self.inner.run(
             code=code,
             entry_point=entry_point,

@@ -50,6 +50,8 @@ class CallableExecutor:
         at = gate.after if gate is not None else len(calls)
         results = [self._one(call) for call in calls[:at]]
         if gate is None or gate.go_on(results):
+            if gate is not None and gate.meanwhile is not None:
+                gate.meanwhile()
             results += [self._one(call) for call in calls[at:]]
         return RunResult(status=RunStatus.OK, calls=results)
 

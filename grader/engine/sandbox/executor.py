@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,10 @@ MAX_TEXT_FRAME = 4 * L.ERROR_TEXT_MAX_CHARS + 4096
 # Children kept forked and layered ahead of time: two, so a burst of grades (a worker draining
 # its queue) still finds one ready while the zygote forks the next.
 PREFORK_DEPTH = 2
+# How often the results before a gate are looked at while the child computes them (see _peek).
+PEEK_SECONDS = 0.0003
+# Encoded request parts kept for reuse (see _part): one per kind of exercise is enough.
+MAX_KEPT_PARTS = 8
 
 
 class SandboxUnavailable(RuntimeError):
@@ -208,6 +212,7 @@ class SandboxExecutor:
         self._zygote: _Zygote | None = None
         self._checked = False
         self._closed = False
+        self._parts: dict[tuple[int, ...], tuple[tuple[Call, ...], bytes]] = {}
         try:
             self._slot = launcher.SlotLock(slot)
         except (OSError, launcher.LaunchError) as e:
@@ -594,7 +599,21 @@ class SandboxExecutor:
             if out_open:
                 rlist.append(child.out_r)
             wlist = [child.req_w] if to_write else []
-            r, w = _poll(rlist, wlist, deadline - now)
+            # Before the gate, look at the area now and then: the caller judges each check as
+            # soon as its calls are done, so little is left to judge when the child pauses.
+            peek = (
+                state.gate is not None
+                and state.gate.progress is not None
+                and not state.paused
+                and not to_write
+                and while_running is None
+            )
+            r, w = _poll(
+                rlist, wlist, min(deadline - now, PEEK_SECONDS) if peek else deadline - now
+            )
+            if peek and not r and not self._peek(state, child):
+                self._kill(zygote, child, wait=True)
+                return RunStatus.BAD_OUTPUT
             if w:
                 try:
                     n = os.write(child.req_w, to_write[: 1 << 20])
@@ -631,13 +650,31 @@ class SandboxExecutor:
                         self._kill(zygote, child, wait=True)
                         return RunStatus.BAD_OUTPUT
                     if state.paused and state.status is None:
+                        assert state.gate is not None
                         more = self._at_gate(state)
                         if more is not None:
-                            # It goes on: the rest of the request, then no second gate.
+                            # It goes on: the rest of the request (the caller's work meanwhile
+                            # runs once it is written), then no second gate.
                             to_write = memoryview(more)
+                            while_running = state.gate.meanwhile
                             state.paused, state.gate = False, None
             if zygote.ctrl.fileno() in r:
                 zygote.receive(0)
+
+    def _peek(self, state: _RunState, child: _Child) -> bool:
+        """Results so far to the gate's ``progress`` (if there are new ones); False if the area
+        is malformed."""
+        assert state.gate is not None and state.gate.progress is not None
+        before = len(state.results)
+        if not self._collect(state, child):
+            return False
+        if len(state.results) > before:
+            try:
+                state.gate.progress(state.results[: state.gate.after])
+            except Exception:  # the caller's own work: it judges again at the gate
+                log.exception("sandbox: the gate's progress failed")
+                state.gate = replace(state.gate, progress=None)
+        return True
 
     def _at_gate(self, state: _RunState) -> bytes | None:
         """The child waits at the gate: ask the caller. The rest of the request if it wants
@@ -651,7 +688,25 @@ class SandboxExecutor:
         if not go_on:
             state.status = RunStatus.OK
             return None
-        return self._encode(state.calls[state.gate.after :])
+        return self._part(state.calls[state.gate.after :])
+
+    def _part(self, calls: Sequence[Call]) -> bytes:
+        """The part of a request after its gate. It holds the diagnosis's fixed inputs, the same
+        calls in every grade, so its encoding is kept (keyed by the calls, held so that their
+        ids stay theirs; a few entries at most, one per kind of exercise)."""
+        key = tuple(map(id, calls))
+        kept = self._parts.get(key)
+        if kept is None:
+            kept = (tuple(calls), self._encode(calls))
+            frozen = all(
+                not a.flags.writeable
+                for c in calls
+                for a in (*c.args, *c.kwargs.values())
+                if isinstance(a, np.ndarray)
+            )
+            if frozen and len(self._parts) < MAX_KEPT_PARTS:  # else it could change under us
+                self._parts[key] = kept
+        return kept[1]
 
     @staticmethod
     def _while_running(work: Callable[[], None]) -> None:
