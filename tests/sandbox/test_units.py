@@ -167,3 +167,31 @@ def test_slots_are_exclusive() -> None:
             b.close()
     finally:
         a.close()
+
+
+# --- the seccomp filter compiled once by the zygote ---------------------------------------------
+
+
+def _exported(pid: int) -> bytes:
+    import tempfile
+
+    from grader.engine.sandbox.inside import layers
+
+    with tempfile.TemporaryFile() as out:
+        layers._seccomp_filter(pid).export_bpf(out)  # type: ignore[attr-defined]
+        out.seek(0)
+        return out.read()
+
+
+@pytest.mark.parametrize("pid", [2, 1234, 4_194_303])
+def test_the_precompiled_filter_with_a_pid_written_in_is_what_libseccomp_builds_for_it(
+    pid: int,
+) -> None:
+    # Builds and exports only: nothing is loaded into this process.
+    from grader.engine.sandbox.inside import layers
+
+    program = layers.seccomp_program()
+    assert program.pid_offsets
+    assert bytes(layers.seccomp_bpf_for(program, pid)) == _exported(pid)
+    # The placeholder compares with nothing else: no syscall number or flag equals it.
+    assert layers.PID_PLACEHOLDER > 2**22

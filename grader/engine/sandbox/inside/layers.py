@@ -256,7 +256,7 @@ DENIED_SYSCALLS = (
 CLONE_THREAD = 0x00010000
 
 
-def load_seccomp(my_pid: int) -> None:
+def _seccomp_filter(my_pid: int) -> object:
     import pyseccomp as sc
 
     f = sc.SyscallFilter(sc.ALLOW)
@@ -271,7 +271,69 @@ def load_seccomp(my_pid: int) -> None:
     # Signals only to itself (by pid or, for raise(), tgkill with its own tgid).
     f.add_rule(eperm, "kill", sc.Arg(0, sc.NE, my_pid))
     f.add_rule(eperm, "tgkill", sc.Arg(0, sc.NE, my_pid))
-    f.load()
+    return f
+
+
+def load_seccomp(my_pid: int) -> None:
+    """Build the filter with libseccomp and load it (~1.2 ms in a fresh child)."""
+    _seccomp_filter(my_pid).load()  # type: ignore[attr-defined]
+
+
+# The same filter compiled once, in the zygote, with this in place of the child's pid: above
+# any pid_max (at most 2**22) and unlike every syscall number, flag and architecture token in
+# the filter. A child writes its pid into exactly those instructions and loads the program
+# with one prctl, as libseccomp's seccomp_load does (no_new_privs is set before).
+PID_PLACEHOLDER = 0x3FFF_FFF7
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+_BPF_INSN = struct.Struct("<HBBI")  # struct sock_filter: code, jt, jf, k
+
+
+@dataclass(frozen=True)
+class SeccompProgram:
+    bpf: bytes
+    pid_offsets: tuple[int, ...]  # byte offsets of the instructions comparing with the pid
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def seccomp_program() -> SeccompProgram:
+    """The filter as BPF, exported by libseccomp from the very rules ``load_seccomp`` loads."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        _seccomp_filter(PID_PLACEHOLDER).export_bpf(out)  # type: ignore[attr-defined]
+        out.seek(0)
+        bpf = out.read()
+    if not bpf or len(bpf) % _BPF_INSN.size:
+        raise LayerError("libseccomp exported a malformed filter")
+    offsets = tuple(
+        off
+        for off in range(0, len(bpf), _BPF_INSN.size)
+        if _BPF_INSN.unpack_from(bpf, off)[3] == PID_PLACEHOLDER
+    )
+    if not offsets:
+        raise LayerError("the exported filter does not compare with the pid")
+    return SeccompProgram(bpf, offsets)
+
+
+def seccomp_bpf_for(program: SeccompProgram, pid: int) -> bytearray:
+    """The program with ``pid`` written in: what libseccomp builds for that pid."""
+    insns = bytearray(program.bpf)
+    for off in program.pid_offsets:
+        code, jt, jf, _ = _BPF_INSN.unpack_from(insns, off)
+        _BPF_INSN.pack_into(insns, off, code, jt, jf, pid)
+    return insns
+
+
+def load_seccomp_program(program: SeccompProgram, my_pid: int) -> None:
+    insns = seccomp_bpf_for(program, my_pid)
+    buf = (ctypes.c_char * len(insns)).from_buffer(insns)
+    fprog = _SockFprog(len(insns) // _BPF_INSN.size, ctypes.addressof(buf))
+    if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) < 0:
+        raise LayerError(f"seccomp filter: {os.strerror(ctypes.get_errno())}")
 
 
 # ----------------------------------------------------------------------------------------------

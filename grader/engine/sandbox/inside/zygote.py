@@ -121,6 +121,11 @@ def zygote_main() -> None:
             raise layers.LayerError(
                 "Landlock is not available and SANDBOX_ALLOW_NO_LANDLOCK is off"
             )
+        global SECCOMP
+        try:
+            SECCOMP = layers.seccomp_program()
+        except Exception as e:  # each child builds the same filter itself, only slower
+            print(f"zygote: seccomp filter not precompiled: {e}", file=sys.stderr)
         # Everything alive now is shared with every child: keep the collector from walking (and
         # so copying, page by page) it in each of them.
         gc.collect()
@@ -256,6 +261,10 @@ def child_main(
 # threshold and would be mapped and unmapped at each call).
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
+WARM_HEAP_BYTES = 512 * 1024
+
+# The seccomp filter, compiled once by the zygote (None: each child builds its own).
+SECCOMP: layers.SeccompProgram | None = None
 
 
 def request_pending() -> bool:
@@ -272,6 +281,10 @@ def warm_child(cfg: dict[str, Any], pending: Any) -> None:
     libc = ctypes.CDLL(None)
     libc.mallopt(M_MMAP_THRESHOLD, 64 << 20)
     libc.mallopt(M_TRIM_THRESHOLD, 256 << 20)
+    # Grow the heap by what a grade allocates (its request, the copies of its inputs), so
+    # those land on pages already faulted in: a whole grade 0.6 ms faster, for 0.3 ms here.
+    scratch = np.ones(WARM_HEAP_BYTES // 8)
+    del scratch
 
     def attention(q: Any, k: Any, v: Any, mask: Any = None) -> Any:
         s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
@@ -294,10 +307,8 @@ def warm_child(cfg: dict[str, Any], pending: Any) -> None:
     json.loads(json.dumps({"calls": [{"args": [{"a": 0, "shape": [8, 64]}]}]}))
     compile("def f(x):\n    return x\n", STUDENT_FILENAME, "exec", dont_inherit=True)
     restore_builtins()
-    try:
-        raise ValueError("warm")
-    except ValueError as e:
-        student_traceback(e, 100)
+    # No traceback is formatted here: that cost 0.75 ms of every child's CPU, for the few
+    # submissions that raise.
 
 
 def fixed_fds(
@@ -339,7 +350,10 @@ def apply_layers(cfg: dict[str, Any], ruleset: layers.Ruleset | None) -> None:
     if ruleset:
         layers.landlock_restrict(p.CHILD_RULESET_FD)
         os.close(p.CHILD_RULESET_FD)
-    layers.load_seccomp(os.getpid())
+    if SECCOMP is not None:
+        layers.load_seccomp_program(SECCOMP, os.getpid())
+    else:
+        layers.load_seccomp(os.getpid())
     if layers.proc_status().get("Seccomp") != "2":
         raise layers.LayerError("seccomp filter is not active")
 
