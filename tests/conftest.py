@@ -17,9 +17,11 @@ def _fresh_cache() -> Iterator[None]:
     from django.core.cache import cache
 
     from grader.selectors.exercises import exercise_specs_forget
+    from grader.selectors.submissions import grade_rate_forget
 
     cache.clear()
     exercise_specs_forget()  # the grading specs a worker keeps, likewise
+    grade_rate_forget()  # and the grade rate a web process keeps
     yield
 
 

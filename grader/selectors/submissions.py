@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 import statistics
+import time
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,9 @@ MSG_QUEUE_UNDER_A_SECOND = "less than a second"
 # the workers seen finishing one within the window (a worker identity is one pool process).
 QUEUE_SAMPLE_SIZE = 50
 QUEUE_WORKERS_WINDOW = timedelta(minutes=5)
+# The recent grade rate is an estimate's input: read at most this often per process, not at
+# every submit and every poll of a waiting page (one query each, on the busiest paths).
+GRADE_RATE_TTL_SECONDS = 2.0
 
 
 def submissions_of_user(*, user: AbstractBaseUser, exercise: Exercise | None = None) -> QuerySet:
@@ -72,9 +76,31 @@ class GradeRate:
     workers: int
 
 
-def grade_rate_recent(*, sample: int = QUEUE_SAMPLE_SIZE) -> GradeRate:
+_grade_rate_kept: tuple[float, GradeRate] | None = None  # (monotonic expiry, rate)
+
+
+def grade_rate_recent(*, sample: int = QUEUE_SAMPLE_SIZE, fresh: bool = False) -> GradeRate:
     """The median of finished_at - started_at over the latest finished submissions, and the
-    number of distinct workers that finished one lately (at least 1). One query."""
+    number of distinct workers that finished one lately (at least 1). One query, at most
+    every GRADE_RATE_TTL_SECONDS per process unless ``fresh``."""
+    global _grade_rate_kept
+    kept = _grade_rate_kept
+    now = time.monotonic()
+    if not fresh and sample == QUEUE_SAMPLE_SIZE and kept is not None and kept[0] > now:
+        return kept[1]
+    rate = _grade_rate_read(sample=sample)
+    if sample == QUEUE_SAMPLE_SIZE:
+        _grade_rate_kept = (now + GRADE_RATE_TTL_SECONDS, rate)
+    return rate
+
+
+def grade_rate_forget() -> None:
+    """Drop the kept grade rate (tests; the next estimate reads it again)."""
+    global _grade_rate_kept
+    _grade_rate_kept = None
+
+
+def _grade_rate_read(*, sample: int) -> GradeRate:
     # Latest by id rather than by finished_at: the primary key index walks back to the first
     # rows with both timestamps, where sorting on finished_at would scan the whole table.
     rows = list(

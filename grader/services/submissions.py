@@ -15,7 +15,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -74,6 +74,9 @@ class SubmissionRejected(Exception):
         self.retry_after = retry_after
 
 
+_WAITING = (Submission.Status.QUEUED, Submission.Status.RUNNING)
+
+
 def submission_create(
     *, user: AbstractBaseUser, exercise: Exercise, code: str, now: Any = None
 ) -> Submission:
@@ -97,14 +100,17 @@ def submission_create(
         # a cap of 5. Locking the user's row makes them count one after the other (on SQLite,
         # IMMEDIATE transactions already serialise writers).
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-        waiting = Submission.objects.filter(
-            status__in=(Submission.Status.QUEUED, Submission.Status.RUNNING)
-        )
+        # One read of the user's recent rows gives both their waiting count (the cap) and
+        # the new submission's fair-share priority (all their waiting rows are ahead of it).
+        mine = _user_recent_rows(user_id=user.pk, now=now)
         cap = settings.GRADER_MAX_QUEUED_PER_USER
-        if waiting.filter(user=user).count() >= cap:
+        if sum(status in _WAITING for _, status, _, _ in mine) >= cap:
             raise SubmissionRejected(MSG_TOO_MANY_QUEUED.format(n=cap), status_code=429)
-        if waiting.count() >= settings.GRADER_MAX_QUEUED_TOTAL:
+        if Submission.objects.filter(status__in=_WAITING).count() >= (
+            settings.GRADER_MAX_QUEUED_TOTAL
+        ):
             raise SubmissionRejected(MSG_QUEUE_FULL, status_code=429)
+        priority = _priority_of(mine, now=now) if settings.GRADER_FAIR_SHARE_PRIORITIES else None
         submission = Submission.objects.create(
             user=user,
             exercise=exercise,
@@ -114,11 +120,15 @@ def submission_create(
             seed=secrets.randbits(31),
             received_at=now,
             queued_at=now,
+            # Stored with the row (the queue position counts in the broker's order).
+            priority=priority or 0,
         )
         # Publish only once the row is committed: a worker must never receive an id it can't
         # read. If the publish fails (Redis down), the sweeper finds the row still queued.
         submission_id = submission.pk
-        transaction.on_commit(lambda: submission_enqueue(submission_id=submission_id))
+        transaction.on_commit(
+            lambda: submission_enqueue(submission_id=submission_id, priority=priority)
+        )
     return submission
 
 
@@ -151,15 +161,34 @@ def submission_priority(*, submission_id: int, now: Any = None) -> int:
     the queue cap), summed here rather than in SQL so SQLite and PostgreSQL agree.
     """
     now = now or timezone.now()
-    since = now - timedelta(seconds=settings.GRADER_FAIR_SHARE_WINDOW_SECONDS)
     # A join through the user, not a subquery: SQLite then searches the index by user_id
     # and the finished_at range (with a scalar subquery it skip-scanned every user).
-    rows = (
-        Submission.objects.filter(user__submissions__pk=submission_id)
-        .filter(Q(finished_at__gte=since) | Q(finished_at__isnull=True))
+    rows = _recent(Submission.objects.filter(user__submissions__pk=submission_id), now=now)
+    return _priority_of(rows, now=now, before=submission_id)
+
+
+Row = tuple[int, str, Any, Any]  # pk, status, started_at, finished_at
+
+
+def _recent(rows: Any, *, now: Any) -> list[Row]:
+    since = now - timedelta(seconds=settings.GRADER_FAIR_SHARE_WINDOW_SECONDS)
+    return list(
+        rows.filter(Q(finished_at__gte=since) | Q(finished_at__isnull=True))
         .order_by()
         .values_list("pk", "status", "started_at", "finished_at")
     )
+
+
+def _user_recent_rows(*, user_id: int, now: Any) -> list[Row]:
+    """The user's rows finished within GRADER_FAIR_SHARE_WINDOW_SECONDS and those not finished
+    (queued or running: a handful, the queue cap), on the (user, finished_at) index."""
+    return _recent(Submission.objects.filter(user_id=user_id), now=now)
+
+
+def _priority_of(rows: Sequence[Row], *, now: Any, before: int | None = None) -> int:
+    """The priority from a user's recent rows (summed here rather than in SQL so SQLite and
+    PostgreSQL agree); the waiting rows ahead are those with a pk below ``before`` (all of
+    them for a submission not yet created)."""
     seconds = 0.0
     waiting_ahead = 0
     for pk, status, started_at, finished_at in rows:
@@ -167,14 +196,17 @@ def submission_priority(*, submission_id: int, now: Any = None) -> int:
             seconds += max(0.0, (now - started_at).total_seconds())  # the run so far counts
         elif finished_at is not None and started_at is not None:
             seconds += max(0.0, (finished_at - started_at).total_seconds())
-        if pk < submission_id and status in (Submission.Status.QUEUED, Submission.Status.RUNNING):
+        if (before is None or pk < before) and status in _WAITING:
             waiting_ahead += 1
     return fair_share_priority(sandbox_seconds=seconds, waiting_ahead=waiting_ahead)
 
 
-def submission_enqueue(*, submission_id: int, countdown: float | None = None) -> bool:
-    priority = None
-    if settings.GRADER_FAIR_SHARE_PRIORITIES:
+def submission_enqueue(
+    *, submission_id: int, countdown: float | None = None, priority: int | None = None
+) -> bool:
+    """Publish the grade task. ``priority``: already computed and stored (a new submission);
+    otherwise it is computed now, from the user's share, and stored if it changed."""
+    if priority is None and settings.GRADER_FAIR_SHARE_PRIORITIES:
         try:
             priority = submission_priority(submission_id=submission_id)
             # Kept for the queue position; written only when it changes (most are 0).

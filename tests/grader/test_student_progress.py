@@ -197,6 +197,9 @@ def test_the_estimate_is_the_median_grade_times_those_ahead_per_worker() -> None
     assert selectors.submission_queue_ahead(submission=mine) == 3
     assert selectors.submission_queue_estimate_seconds(submission=mine) == 6.0
     finished(ann, 2.0, worker="w2")  # a second worker finished one lately
+    # The rate is kept for GRADE_RATE_TTL_SECONDS per process (no query per submit or poll)...
+    assert selectors.grade_rate_recent() == selectors.GradeRate(median_seconds=2.0, workers=1)
+    selectors.grade_rate_forget()  # ...then read again
     assert selectors.grade_rate_recent() == selectors.GradeRate(median_seconds=2.0, workers=2)
     assert selectors.submission_queue_estimate_seconds(submission=mine) == 3.0
 

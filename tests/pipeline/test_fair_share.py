@@ -94,6 +94,46 @@ def test_the_priority_counts_the_window_and_the_running_grade_in_one_query(setti
     assert submission_priority(submission_id=theirs.pk, now=now) == 0
 
 
+@pytest.mark.django_db
+def test_a_new_submission_is_stored_and_published_with_its_priority_at_once(
+    settings, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    # Computed from the rows read for the queue cap, in the creating transaction: the same
+    # priority the enqueue would compute afterwards, with no UPDATE of the new row.
+    from grader.services import submissions as services
+
+    settings.GRADER_FAIR_SHARE_WINDOW_SECONDS = 600
+    settings.GRADER_FAIR_SHARE_STEP_SECONDS = 1.0
+    published: list[int | None] = []
+    monkeypatch.setattr(
+        services, "task_publish", lambda **kw: published.append(kw["priority"]) or True
+    )
+    user = get_user_model().objects.create_user("heavy")
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    now = timezone.now()
+    Submission.objects.create(
+        user=user,
+        exercise=exercise,
+        code="x",
+        seed=1,
+        status=Submission.Status.FAILED,
+        started_at=now - timedelta(seconds=9),
+        finished_at=now - timedelta(seconds=4),
+    )
+    waiting = services.submission_create(user=user, exercise=exercise, code="x = 1", now=now)
+    with (
+        CaptureQueriesContext(connection) as queries,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        new = services.submission_create(user=user, exercise=exercise, code="x = 2", now=now)
+    expected = submission_priority(submission_id=new.pk, now=now)
+    assert expected == fair_share_priority(sandbox_seconds=5.0, waiting_ahead=1) > 0
+    new.refresh_from_db()
+    assert new.priority == expected == published[-1]
+    assert waiting.pk < new.pk
+    assert not [q for q in queries if q["sql"].startswith("UPDATE")]
+
+
 # --- With a real worker ---------------------------------------------------------------------
 
 
