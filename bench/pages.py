@@ -251,7 +251,7 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=2.5, help="interleaved window, s")
     parser.add_argument("--workers", type=int, default=2, help="Celery worker processes")
     parser.add_argument("--web-workers", type=int, default=2, help="gunicorn processes")
-    parser.add_argument("--web-threads", type=int, default=4, help="gunicorn threads each")
+    parser.add_argument("--web-threads", type=int, default=1, help="gunicorn threads each")
     args = parser.parse_args()
 
     os.environ.pop("BENCH_DATABASE_URL", None)  # always its own SQLite file

@@ -59,7 +59,7 @@ class Stack:
         *,
         web_port: int = WEB_PORT,
         redis_port: int = REDIS_PORT,
-        web: tuple[int, int] = (2, 4),  # gunicorn processes, threads each
+        web: tuple[int, int] = (2, 1),  # gunicorn processes, threads each (gunicorn.conf.py)
         lifted_limits: bool = True,
         **overrides: str,
     ) -> None:
@@ -368,9 +368,11 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=1000, help="submissions in the burst")
     parser.add_argument("--clients", type=int, default=16, help="threads submitting the burst")
     parser.add_argument("--workers", type=int, default=2, help="Celery worker processes")
+    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn processes")
+    parser.add_argument("--web-threads", type=int, default=1, help="gunicorn threads each")
     args = parser.parse_args()
 
-    stack = Stack(args.workers)
+    stack = Stack(args.workers, web=(args.web_workers, args.web_threads))
     try:
         stack.start()
         tokens = stack.tokens(20)
