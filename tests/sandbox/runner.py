@@ -99,6 +99,15 @@ def main() -> None:
                 )
                 result = executor.run(**kwargs["run"], gate=gate)
                 reply = (result, seen, progress)
+            elif op == "runs_busy":
+                # Runs with the pauses given before each; whether each counted as busy.
+                assert executor is not None
+                busy = []
+                for pause in kwargs["pauses"]:
+                    time.sleep(pause)
+                    executor.run(**kwargs["run"])
+                    busy.append(executor.busy)
+                reply = busy
             elif op == "self_check":
                 assert executor is not None
                 executor.self_check()

@@ -391,3 +391,18 @@ def test_the_results_before_the_gate_are_handed_over_as_they_come(sandbox: Fence
     run, seen, progress = gated_progress(sandbox, False, slow)
     assert seen == [2] and len(run.calls) == 2
     assert progress and progress == sorted(progress) and set(progress) <= {1, 2}
+
+
+def test_runs_back_to_back_count_as_busy_and_a_pause_ends_it(sandbox: FencedSandbox) -> None:
+    # Busy: the children forked then skip their warm-up (CPU a saturated worker needs).
+    busy = sandbox.call(
+        "runs_busy",
+        run={
+            "code": "def f(x):\n    return x\n",
+            "entry_point": "f",
+            "calls": [Call(args=(np.arange(3.0),))],
+            "limits": Limits(),
+        },
+        pauses=[0.2, 0.0, 0.0, 0.2],
+    )
+    assert busy == [False, True, True, False]

@@ -55,6 +55,9 @@ MAX_TEXT_FRAME = 4 * L.ERROR_TEXT_MAX_CHARS + 4096
 # Children kept forked and layered ahead of time: two, so a burst of grades (a worker draining
 # its queue) still finds one ready while the zygote forks the next.
 PREFORK_DEPTH = 2
+# A run starting within this long of the last one's end means the worker is busy: the children
+# forked then skip their warm-up (a worker draining a queue starts its next grade ~1 ms after).
+BUSY_GAP_SECONDS = 0.01
 # How often the results before a gate are looked at while the child computes them (see _peek).
 PEEK_SECONDS = 0.0003
 # Encoded request parts kept for reuse (see _part): one per kind of exercise is enough.
@@ -213,6 +216,8 @@ class SandboxExecutor:
         self._checked = False
         self._closed = False
         self._parts: dict[tuple[int, ...], tuple[tuple[Call, ...], bytes]] = {}
+        self._busy = False
+        self._last_end = float("-inf")
         try:
             self._slot = launcher.SlotLock(slot)
         except (OSError, launcher.LaunchError) as e:
@@ -274,6 +279,11 @@ class SandboxExecutor:
             self._stop()
             self._slot.release()
             launcher.remove_cgroup(self._cgroup)
+
+    @property
+    def busy(self) -> bool:
+        """Whether the last run started right after the one before (children skip warm-up)."""
+        return self._busy
 
     @property
     def landlock_abi(self) -> int:
@@ -428,8 +438,11 @@ class SandboxExecutor:
 
     def _prefork(self) -> None:
         zygote = self._zygote
+        # Busy: this run came right after the last one. The next will too, most likely, and
+        # then the child's warm-up only adds CPU (see zygote.child_main).
+        warm = not self._busy
         while zygote and zygote.alive() and len(zygote.ready) + zygote.spawning < PREFORK_DEPTH:
-            zygote.send({"op": "spawn"})
+            zygote.send({"op": "spawn", "warm": warm})
             zygote.spawning += 1
 
     def _take_child(self) -> _Child:
@@ -539,6 +552,8 @@ class SandboxExecutor:
     ) -> RunResult:
         zygote = self._zygote
         assert zygote is not None
+        started = time.monotonic()
+        self._busy = started - self._last_end < BUSY_GAP_SECONDS
         child = self._take_child()
         state = _RunState(calls=calls, entry_point=entry_point, gate=gate)
         try:
@@ -548,6 +563,7 @@ class SandboxExecutor:
                 killed_for = RunStatus.BAD_OUTPUT
         finally:
             child.close()
+            self._last_end = time.monotonic()
         # Next grade's child: forked now, while the caller judges this one.
         self._prefork()
         return self._result(state, killed_for, lim)

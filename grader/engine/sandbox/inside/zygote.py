@@ -87,6 +87,15 @@ def check_outer_layers() -> None:
         raise layers.LayerError(f"bind mount is writable: {probe}")
 
 
+def malloc_tune() -> None:
+    """Set once in the zygote; every child inherits glibc's malloc parameters across fork."""
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    libc.mallopt(M_MMAP_THRESHOLD, 64 << 20)
+    libc.mallopt(M_TRIM_THRESHOLD, 256 << 20)
+
+
 def warm_imports() -> None:
     # numpy 2 imports these lazily; a child would pay for them (and might not be able to read
     # them after the uid drop if a parent directory were private).
@@ -176,7 +185,7 @@ def serve(ctrl: socket.socket, cfg: dict[str, Any], ruleset: layers.Ruleset | No
                 os._exit(0)
             msg = json.loads(data)
             if msg["op"] == "spawn":
-                pid, pidfd = spawn(ctrl, cfg, ruleset, zygote_pid)
+                pid, pidfd = spawn(ctrl, cfg, ruleset, zygote_pid, warm=msg.get("warm", True))
                 live[pidfd] = pid
             elif msg["op"] == "kill":
                 # Only our own, not yet reaped children: a reaped pid could have been reused.
@@ -190,7 +199,12 @@ def serve(ctrl: socket.socket, cfg: dict[str, Any], ruleset: layers.Ruleset | No
 
 
 def spawn(
-    ctrl: socket.socket, cfg: dict[str, Any], ruleset: layers.Ruleset | None, zygote_pid: int
+    ctrl: socket.socket,
+    cfg: dict[str, Any],
+    ruleset: layers.Ruleset | None,
+    zygote_pid: int,
+    *,
+    warm: bool = True,
 ) -> tuple[int, int]:
     req_r, req_w = os.pipe2(os.O_CLOEXEC)
     res_r, res_w = os.pipe2(os.O_CLOEXEC)
@@ -206,7 +220,7 @@ def spawn(
         code = p.EXIT_LAYER_FAILED
         try:
             ctrl.close()
-            code = child_main(cfg, ruleset, zygote_pid, req_r, res_w, out_w, area)
+            code = child_main(cfg, ruleset, zygote_pid, req_r, res_w, out_w, area, warm=warm)
         finally:
             os._exit(code)  # never fall back into the zygote's loop
     for fd in (req_r, res_w, out_w):
@@ -230,6 +244,8 @@ def child_main(
     res_w: int,
     out_w: int,
     area: int,
+    *,
+    warm: bool = True,
 ) -> int:
     res_fd = res_w
     try:
@@ -251,8 +267,11 @@ def child_main(
     # READY means every layer is applied: the warm-up below is our own code, already running
     # under all of them, and it stops as soon as a request is waiting.
     p.write_all(p.CHILD_RESULT_FD, p.frame(p.READY, b""))
-    with contextlib.suppress(Exception):  # only an optimisation: never a reason not to serve
-        warm_child(cfg, request_pending)
+    # Skipped when the worker is busy (grades back to back): the warm-up then saves no waiting,
+    # only shifts 1.3 ms of CPU from the grade to this child, and costs it besides.
+    if warm:
+        with contextlib.suppress(Exception):  # only an optimisation: never a reason not to serve
+            warm_child(cfg, request_pending)
     return handle_request(cfg)
 
 
@@ -274,13 +293,9 @@ def request_pending() -> bool:
 def warm_child(cfg: dict[str, Any], pending: Any) -> None:
     """Touch what a grade touches, while waiting for one: the page faults and cold code paths of
     a fresh fork (a millisecond or two) are paid here instead of inside the student's time."""
-    import ctypes
-
     import numpy as np
 
-    libc = ctypes.CDLL(None)
-    libc.mallopt(M_MMAP_THRESHOLD, 64 << 20)
-    libc.mallopt(M_TRIM_THRESHOLD, 256 << 20)
+    malloc_tune()
     # Grow the heap by what a grade allocates (its request, the copies of its inputs), so
     # those land on pages already faulted in: a whole grade 0.6 ms faster, for 0.3 ms here.
     scratch = np.ones(WARM_HEAP_BYTES // 8)
