@@ -39,6 +39,7 @@ Floats are rounded to 4 decimals; NaN and infinities become None (JSON has neith
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -271,7 +272,7 @@ def _plot_calls(kind: str) -> tuple[Call, ...]:
 
 def _num(x: float) -> float | None:
     x = float(x)
-    return round(x, 4) if np.isfinite(x) else None
+    return round(x, 4) if math.isfinite(x) else None
 
 
 def _matrix(a: np.ndarray) -> list[list[float | None]]:
@@ -342,9 +343,15 @@ def _example_dict(
     }
 
 
+@functools.cache
+def _attention_example_reference() -> np.ndarray:
+    ref = attention_weights(*_attention_example())
+    _frozen(ref)
+    return ref
+
+
 def _attention_plots(results: Sequence[CallResult]) -> dict[str, Any]:
-    Q, K = _attention_example()
-    reference = attention_weights(Q, K)
+    reference = _attention_example_reference()
     student, error = _student_array(results, 0, (EXAMPLE_QUERIES, EXAMPLE_KEYS))
     example = _example_dict(
         student,

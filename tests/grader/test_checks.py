@@ -172,3 +172,30 @@ def test_inputs_are_reproducible_from_the_seed():
     for pa, pb in zip(a, b, strict=True):
         for xa, xb in zip(pa.call.args, pb.call.args, strict=True):
             np.testing.assert_array_equal(xa, xb)
+
+
+def test_the_fast_closeness_test_is_allclose_exactly() -> None:
+    from grader.engine.checks.base import _all_close
+
+    inf, nan = np.inf, np.nan
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((4, 6))
+    cases = [
+        (base, base),
+        (base + 1e-9, base),
+        (base + 1e-3, base),
+        (base * (1 + 2e-6), base),
+        (np.where(base > 0, nan, base), base),
+        (np.where(base > 0, inf, base), base),
+        (base, np.where(base > 0, inf, base)),
+        (np.where(base > 0, inf, base), np.where(base > 0, inf, base)),
+        (np.where(base > 0, -inf, base), np.where(base > 0, inf, base)),
+        (np.full((4, 6), 1e308), np.full((4, 6), -1e308)),
+        (base[:1], base),  # broadcasting, as allclose does
+        (np.zeros(0), np.zeros(0)),
+    ]
+    for out, expected in cases:
+        for rtol, atol in ((1e-6, 1e-8), (0.0, 1e-3), (1e-2, 0.0)):
+            with np.errstate(over="ignore", invalid="ignore"):
+                expect = np.allclose(out, expected, rtol=rtol, atol=atol)
+            assert _all_close(out, expected, rtol=rtol, atol=atol) == expect, (out, rtol, atol)

@@ -185,13 +185,25 @@ def values_problem(
     probe: Probe, out: np.ndarray, expected: np.ndarray, *, rtol: float, atol: float
 ) -> str | None:
     out64 = out.astype(np.float64)
-    if np.allclose(out64, expected, rtol=rtol, atol=atol):
+    if _all_close(out64, expected, rtol=rtol, atol=atol):
         return None
     diff = float(np.max(np.abs(out64 - expected)))
     decimals = rounded_to(out64, expected)
     if decimals is not None:
         return messages.ROUNDED.format(what=probe.what, decimals=decimals, diff=diff)
     return messages.VALUES.format(what=probe.what, diff=diff, rtol=rtol, atol=atol)
+
+
+def _all_close(out: np.ndarray, expected: np.ndarray, *, rtol: float, atol: float) -> bool:
+    """np.allclose, exactly, at a fifth of its cost in the common case: with every expected
+    value finite, |out - expected| <= atol + rtol·|expected| everywhere is its whole answer (a
+    NaN or infinite output fails that test, as it fails allclose). Otherwise allclose decides.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        fast = bool(np.all(np.abs(out - expected) <= atol + rtol * np.abs(expected)))
+        if fast and bool(np.all(np.isfinite(expected))):
+            return True
+        return bool(np.allclose(out, expected, rtol=rtol, atol=atol))
 
 
 # Rounded outputs: up to this many decimals, and enough values that a grid is no coincidence.
