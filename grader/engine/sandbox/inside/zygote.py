@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the 
 import builtins
 import contextlib
 import fcntl
+import functools
 import gc
 import io
 import json
@@ -122,6 +123,7 @@ def zygote_main() -> None:
         layers.prctl(layers.PR_SET_DUMPABLE, 0)
         check_outer_layers()
         warm_imports()
+        libc_mmap()
         abi = layers.landlock_abi()
         ruleset: layers.Ruleset | None = None
         if abi >= 1:
@@ -377,25 +379,33 @@ def apply_layers(cfg: dict[str, Any], ruleset: layers.Ruleset | None) -> None:
 # Child: run the student's module on the calls.
 
 
+@functools.cache
+def libc_mmap() -> Any:
+    """libc's mmap with its prototype, made once in the zygote (each child inherits it). The
+    area is mapped through libc, not the mmap module: that one keeps a duplicate descriptor
+    open, and a child keeps only the descriptors it needs."""
+    import ctypes
+
+    fn = ctypes.CDLL(None, use_errno=True).mmap
+    fn.restype = ctypes.c_void_p
+    fn.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_long,
+    ]
+    return fn
+
+
 class ResultArea:
     """The shared result area (see protocol.py): frames appended, then the length committed."""
 
     def __init__(self, fd: int, size: int) -> None:
-        # Mapped through libc, not the mmap module: that one keeps a duplicate descriptor open,
-        # and a child keeps only the descriptors it needs.
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.mmap.restype = ctypes.c_void_p
-        libc.mmap.argtypes = [
-            ctypes.c_void_p,
-            ctypes.c_size_t,
-            ctypes.c_int,
-            ctypes.c_int,
-            ctypes.c_int,
-            ctypes.c_long,
-        ]
-        addr = libc.mmap(None, size, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0)
+        addr = libc_mmap()(None, size, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0)
         if addr in (None, ctypes.c_void_p(-1).value):
             raise layers.LayerError(f"cannot map the result area: {ctypes.get_errno()}")
         self.addr = addr
