@@ -178,10 +178,15 @@ def _attention_sweep_draw() -> tuple[np.ndarray, np.ndarray]:
     return Q, K
 
 
+@functools.cache
 def _attention_sweep(d_k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The first d_k columns of one draw: nested inputs make the curve smooth in d_k."""
+    """The first d_k columns of one draw: nested inputs make the curve smooth in d_k. Copied
+    once into arrays of their own: a column slice would be copied again at every grade to
+    cross into the sandbox."""
     Q, K = _attention_sweep_draw()
-    return Q[:, :d_k], K[:, :d_k]
+    Qd, Kd = np.ascontiguousarray(Q[:, :d_k]), np.ascontiguousarray(K[:, :d_k])
+    _frozen(Qd, Kd)
+    return Qd, Kd
 
 
 @functools.cache
