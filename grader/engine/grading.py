@@ -266,17 +266,19 @@ class _GateJudge:
         self.results: list[CallResult] | None = None
         self.outcomes: list[CheckResult] = []
 
-    def so_far(self, results: Sequence[CallResult]) -> None:
-        """Judge, in order, the checks whose calls are all done (up to the first failure)."""
+    def so_far(self, results: Sequence[CallResult]) -> bool:
+        """Judge, in order, the checks whose calls are all done (up to the first failure);
+        True once one failed: the diagnosis's calls are wanted then, whatever comes."""
         if self.outcomes and not self.outcomes[-1].passed:
-            return
+            return True
         for item in self.planned[len(self.outcomes) :]:
             if len(results) < item.start + len(item.probes):
-                return
+                return False
             outcome, _ = _judge_check(self.spec, item, results, reason="")
             self.outcomes.append(outcome)
             if not outcome.passed:
-                return
+                return True
+        return False
 
     def go_on(self, results: Sequence[CallResult]) -> bool:
         self.results = list(results)

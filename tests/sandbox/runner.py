@@ -92,11 +92,12 @@ def main() -> None:
                     return bool(kwargs["answer"])
 
                 progress: list[int] = []
-                gate = Gate(
-                    after=kwargs["after"],
-                    go_on=go_on,
-                    progress=lambda results: progress.append(len(results)),
-                )
+
+                def so_far(results: Any) -> bool:
+                    progress.append(len(results))
+                    return bool(kwargs.get("early"))  # True: wanted whatever comes
+
+                gate = Gate(after=kwargs["after"], go_on=go_on, progress=so_far)
                 result = executor.run(**kwargs["run"], gate=gate)
                 reply = (result, seen, progress)
             elif op == "runs_busy":

@@ -332,7 +332,9 @@ def gated(sandbox: FencedSandbox, answer: bool | None, code: str = COUNTING, **l
     return run, seen
 
 
-def gated_progress(sandbox: FencedSandbox, answer: bool | None, code: str, **limits: Any):
+def gated_progress(
+    sandbox: FencedSandbox, answer: bool | None, code: str, early: bool = False, **limits: Any
+):
     return sandbox.call(
         "run_gated",
         run={
@@ -343,6 +345,7 @@ def gated_progress(sandbox: FencedSandbox, answer: bool | None, code: str, **lim
         },
         after=2,
         answer=answer,
+        early=early,
     )
 
 
@@ -406,3 +409,16 @@ def test_runs_back_to_back_count_as_busy_and_a_pause_ends_it(sandbox: FencedSand
         pauses=[0.2, 0.0, 0.0, 0.2],
     )
     assert busy == [False, True, True, False]
+
+
+@pytest.mark.parametrize("answer", [True, False])
+def test_calls_wanted_before_the_gate_are_sent_ahead_and_run_whatever_it_says(
+    sandbox: FencedSandbox, answer: bool
+) -> None:
+    # progress said "wanted" (a check failed): the rest went out early, the gate is still
+    # asked (the caller sees every result before it) but cannot take the rest back.
+    slow = COUNTING.replace("    return", "    import time\n    time.sleep(0.02)\n    return")
+    run, seen, progress = gated_progress(sandbox, answer, slow, early=True)
+    assert progress and seen == [2]
+    assert run.status == RunStatus.OK
+    assert [float(c.output[1]) for c in run.calls] == [1.0, 2.0, 3.0, 4.0, 5.0]

@@ -92,14 +92,16 @@ class Gate:
     stops before the gate never asks. When it says yes, ``meanwhile`` (the caller's trusted
     work, like ``while_running``) runs once while the calls after the gate compute. An
     executor may also hand ``progress`` the results so far, now and then, while the calls
-    before the gate compute (the grade judges the checks that are complete). An executor may
-    ignore the gate and run every call.
+    before the gate compute (the grade judges the checks that are complete); when it returns
+    True the caller wants the calls after the gate whatever comes, and the executor may send
+    them ahead (``go_on`` is still asked, but cannot take them back). An executor may ignore
+    the gate and run every call.
     """
 
     after: int
     go_on: Callable[[Sequence[CallResult]], bool]
     meanwhile: Callable[[], None] | None = None
-    progress: Callable[[Sequence[CallResult]], None] | None = None
+    progress: Callable[[Sequence[CallResult]], bool] | None = None
 
 
 class Executor(Protocol):

@@ -64,7 +64,16 @@ class ExtraCallsExecutor:
             def go_on(results: Sequence[CallResult]) -> bool:
                 return outer.go_on(results[:at])
 
-            inner_gate = Gate(after=at + n_extra, go_on=go_on, meanwhile=gate.meanwhile)
+            progress = None
+            if outer.progress is not None:
+                outer_progress = outer.progress
+
+                def progress(results: Sequence[CallResult]) -> bool:
+                    return outer_progress(results[:at])
+
+            inner_gate = Gate(
+                after=at + n_extra, go_on=go_on, meanwhile=gate.meanwhile, progress=progress
+            )
         result = self.inner.run(
             code=code,
             entry_point=entry_point,

@@ -166,6 +166,7 @@ class _RunState:
     area_pos: int = p.AREA_HEADER.size  # how far the result area has been read and parsed
     gate: Gate | None = None
     paused: bool = False  # the child waits at the gate for our answer
+    sent_early: bool = False  # the calls after the gate were sent before it got there
     status: RunStatus | None = None
     message: str = ""
     # Output of the current call, waiting for its inputs_after frames.
@@ -249,7 +250,7 @@ class SandboxExecutor:
         lim = L.clamp(limits)
         if gate is not None and not 0 < gate.after < len(calls):
             gate = None  # nothing on one side of it: a plain run
-        # With a gate, the calls after it are sent only if the caller wants them (see _at_gate).
+        # With a gate, the calls after it are sent only if the caller wants them (see _ask).
         first = calls[: gate.after] if gate is not None else calls
         request = self._encode(first, code=code, entry_point=entry_point, lim=lim, gated=gate)
         with self._lock:
@@ -627,9 +628,17 @@ class SandboxExecutor:
             r, w = _poll(
                 rlist, wlist, min(deadline - now, PEEK_SECONDS) if peek else deadline - now
             )
-            if peek and not r and not self._peek(state, child):
-                self._kill(zygote, child, wait=True)
-                return RunStatus.BAD_OUTPUT
+            if peek and not r:
+                wanted = self._peek(state, child)
+                if wanted is None:
+                    self._kill(zygote, child, wait=True)
+                    return RunStatus.BAD_OUTPUT
+                if wanted and not state.sent_early:
+                    # The caller already wants the calls after the gate (a check failed): send
+                    # them now, so the child finds them there instead of waiting for us.
+                    assert state.gate is not None
+                    to_write = memoryview(self._part(state.calls[state.gate.after :]))
+                    state.sent_early = True
             if w:
                 try:
                     n = os.write(child.req_w, to_write[: 1 << 20])
@@ -639,7 +648,8 @@ class SandboxExecutor:
                 except BrokenPipeError:
                     to_write = memoryview(b"")  # it died before reading: the exit tells why
                 if not to_write:
-                    if state.gate is None:  # else it stays open for the answer at the gate
+                    # With a gate, it stays open for the answer there (unless already sent).
+                    if state.gate is None or state.sent_early:
                         os.close(child.req_w)
                         child.req_w = -1
                     if while_running is not None:
@@ -666,45 +676,48 @@ class SandboxExecutor:
                         self._kill(zygote, child, wait=True)
                         return RunStatus.BAD_OUTPUT
                     if state.paused and state.status is None:
-                        assert state.gate is not None
-                        more = self._at_gate(state)
-                        if more is not None:
-                            # It goes on: the rest of the request (the caller's work meanwhile
-                            # runs once it is written), then no second gate.
-                            to_write = memoryview(more)
-                            while_running = state.gate.meanwhile
+                        gate = state.gate
+                        assert gate is not None
+                        # Asked even when the rest was sent early: the caller sees every
+                        # result before the gate (and then cannot take the rest back).
+                        if self._ask(state) or state.sent_early:
+                            # It goes on: the rest of the request, then no second gate. The
+                            # caller's work meanwhile runs once the rest is written.
+                            if not state.sent_early:
+                                to_write = memoryview(self._part(state.calls[gate.after :]))
+                            if to_write:
+                                while_running = gate.meanwhile
+                            elif gate.meanwhile is not None:
+                                self._while_running(gate.meanwhile)
                             state.paused, state.gate = False, None
+                        else:
+                            state.status = RunStatus.OK  # ends here: the results so far
             if zygote.ctrl.fileno() in r:
                 zygote.receive(0)
 
-    def _peek(self, state: _RunState, child: _Child) -> bool:
-        """Results so far to the gate's ``progress`` (if there are new ones); False if the area
-        is malformed."""
+    def _peek(self, state: _RunState, child: _Child) -> bool | None:
+        """Results so far to the gate's ``progress`` (if there are new ones): whether the caller
+        already wants the calls after the gate; None if the area is malformed."""
         assert state.gate is not None and state.gate.progress is not None
         before = len(state.results)
         if not self._collect(state, child):
-            return False
+            return None
         if len(state.results) > before:
             try:
-                state.gate.progress(state.results[: state.gate.after])
+                return bool(state.gate.progress(state.results[: state.gate.after]))
             except Exception:  # the caller's own work: it judges again at the gate
                 log.exception("sandbox: the gate's progress failed")
                 state.gate = replace(state.gate, progress=None)
-        return True
+        return False
 
-    def _at_gate(self, state: _RunState) -> bytes | None:
-        """The child waits at the gate: ask the caller. The rest of the request if it wants
-        the calls after the gate, else None (the run ends here: OK, the results so far)."""
+    def _ask(self, state: _RunState) -> bool:
+        """The child waits at the gate: does the caller want the calls after it?"""
         assert state.gate is not None
         try:
-            go_on = bool(state.gate.go_on(state.results[: state.gate.after]))
+            return bool(state.gate.go_on(state.results[: state.gate.after]))
         except Exception:  # the caller's own (trusted) check: run everything rather than guess
             log.exception("sandbox: the gate's check failed; running every call")
-            go_on = True
-        if not go_on:
-            state.status = RunStatus.OK
-            return None
-        return self._part(state.calls[state.gate.after :])
+            return True
 
     def _part(self, calls: Sequence[Call]) -> bytes:
         """The part of a request after its gate. It holds the diagnosis's fixed inputs, the same
