@@ -1,6 +1,6 @@
 """Whole-grade benchmark: a grade through the warm sandbox against the naive design, in one run.
 
-    make bench-sandbox          (or: .venv/bin/python bench/sandbox.py [--grades 50])
+    make bench-sandbox          (or: .venv/bin/python bench/sandbox.py [--grades 150])
 
 Like with like: both sides are ``grader.engine.grading.grade`` end to end (plan the hidden
 inputs, run the submission on them, judge the outputs, and for a wrong submission name its
@@ -200,7 +200,7 @@ def row(name: str, times: list[float]) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--grades", type=int, default=50)
+    parser.add_argument("--grades", type=int, default=150)
     parser.add_argument("--baseline-grades", type=int, default=20)
     # A grade arriving after some idle time is the realistic case for a worker; 0 = back-to-back.
     parser.add_argument("--pause-ms", type=float, default=20.0)
