@@ -107,6 +107,7 @@ class Submission(models.Model):
         INTERNAL_ERROR = "internal-error", "Internal error"  # ours; never charged
 
     FINAL_STATUSES = (Status.PASSED, Status.FAILED, Status.ERROR, Status.INTERNAL_ERROR)
+    SEED_UNDRAWN = -1  # seeds are drawn from [0, 2**31)
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"
@@ -121,7 +122,9 @@ class Submission(models.Model):
     message = models.TextField(blank=True)  # student-facing summary (e.g. the syntax error)
     stdout = models.TextField(blank=True)  # what the code printed, capped; shown escaped
     plots = models.JSONField(default=dict, blank=True)  # hidden-free pictures of the function
-    seed = models.BigIntegerField()  # seed of the hidden inputs: a verdict can be replayed
+    # Seed of the hidden inputs, stored so a verdict can be replayed. Drawn by the worker at the
+    # first claim (SEED_UNDRAWN until then), which lets it prepare the inputs while idle.
+    seed = models.BigIntegerField()
     attempts = models.PositiveSmallIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)
     # Phase timestamps, as PrairieLearn records them.

@@ -132,10 +132,38 @@ def _internal(stdout: str = "") -> Verdict:
     return Verdict(status=INTERNAL_ERROR, score=0.0, message=MSG_INTERNAL, stdout=stdout)
 
 
-def grade(*, spec: ExerciseSpec, code: str, seed: int, executor: Executor) -> Verdict:
-    """Run ``code`` once through ``executor`` on every hidden input, and judge the outputs."""
+@dataclass(frozen=True)
+class Plan:
+    """One grade's hidden inputs and the reference outputs they need, prepared ahead: a worker
+    prepares one while idle, for the seed it offers at its next claim (grader.services)."""
+
+    spec: ExerciseSpec
+    seed: int
+    planned: tuple[_Planned, ...]
+    calls: tuple[Call, ...]
+    diag: tuple[Any, ...]
+
+
+def grade_plan(*, spec: ExerciseSpec, seed: int) -> Plan:
+    """The plan ``grade`` would make for this seed, references computed. Raises if a check
+    cannot be prepared (``grade`` then reports it)."""
+    planned, calls, diag = _plan(spec, seed)
+    _expect(spec.kind, planned)
+    return Plan(spec, seed, tuple(planned), tuple(calls), tuple(diag))
+
+
+def grade(
+    *, spec: ExerciseSpec, code: str, seed: int, executor: Executor, plan: Plan | None = None
+) -> Verdict:
+    """Run ``code`` once through ``executor`` on every hidden input, and judge the outputs.
+
+    ``plan``, if it was prepared for this very spec and seed, saves planning (the same inputs:
+    they depend on the seed and the spec only)."""
     try:
-        planned, calls, diag = _plan(spec, seed)
+        if plan is not None and plan.spec is spec and plan.seed == seed:
+            planned, calls, diag = list(plan.planned), list(plan.calls), list(plan.diag)
+        else:
+            planned, calls, diag = _plan(spec, seed)
     except Exception:  # ParamsError, UnknownCheck, or a bug in a check: ours, not the student's
         log.exception("exercise %s has a check that cannot be prepared", spec.slug)
         return _internal()

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
     from grader.engine.executors import Executor
+    from grader.engine.grading import ExerciseSpec, Plan
 
 log = logging.getLogger(__name__)
 
@@ -116,8 +117,9 @@ def submission_create(
             exercise=exercise,
             code=code,
             status=Submission.Status.QUEUED,
-            # The seed of the hidden inputs: stored, so any rerun replays the same verdict.
-            seed=secrets.randbits(31),
+            # The seed of the hidden inputs is drawn by the worker that first claims the row
+            # (see submission_claim), then stored: any rerun replays the same verdict.
+            seed=Submission.SEED_UNDRAWN,
             received_at=now,
             queued_at=now,
             # Stored with the row (the queue position counts in the broker's order).
@@ -237,11 +239,13 @@ def _claim_sql(*, one_running_per_user: bool) -> str:
     def col(name: str) -> str:
         return quote(meta.get_field(name).column)
 
-    status, lease, pk = col("status"), col("lease_expires_at"), col("id")
+    status, lease, pk, seed = col("status"), col("lease_expires_at"), col("id"), col("seed")
     sql = (
         # Identifiers from the model, quoted; every value is a parameter.
         f"UPDATE {table} SET {status} = %s, {col('started_at')} = %s, {lease} = %s, "  # noqa: S608
-        f"{col('attempts')} = {col('attempts')} + 1, {col('worker')} = %s "
+        f"{col('attempts')} = {col('attempts')} + 1, {col('worker')} = %s, "
+        # The first claim draws the seed: the one this worker prepared the inputs for.
+        f"{seed} = CASE WHEN {seed} < 0 THEN %s ELSE {seed} END "
         f"WHERE {pk} = %s AND ({status} = %s OR ({status} = %s AND {lease} <= %s))"
     )
     if one_running_per_user:
@@ -274,8 +278,13 @@ def _finish_sql(columns: tuple[str, ...]) -> str:
     )
 
 
-def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
+def submission_claim(
+    *, submission_id: int, worker: str, seed: int | None = None
+) -> Submission | None:
     """Take the row for grading, or return None if someone else holds it or it is done.
+
+    A row still without a seed gets ``seed`` (a fresh random one if None): the seed this
+    worker prepared a grade's inputs for while idle (see _Plans).
 
     A single conditional UPDATE, not read-then-write: an acks_late redelivery, the sweeper's
     re-enqueue and the original message can reach two workers at once, and only one UPDATE can
@@ -290,6 +299,7 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
         stamp(now),
         stamp(now + timedelta(seconds=settings.GRADER_LEASE_SECONDS)),
         worker,
+        secrets.randbits(31) if seed is None else seed,
         submission_id,
         queued,
         running,
@@ -509,9 +519,59 @@ def _submission_verdict_store(*, submission: Submission, verdict: dict[str, Any]
     raise AssertionError("unreachable")  # the last delay is None: it returns or raises
 
 
+class _Plans:
+    """The next grade's hidden inputs, prepared by this worker process once a verdict is stored.
+
+    The seed is drawn here and offered at the next claim, which stores it in a row without one
+    (a new submission): the inputs and their reference outputs are then ready, and the grade
+    skips planning (0.6 ms of a 5 ms grade; while idle it costs nothing). Prepared for the
+    exercise graded last: for another exercise, or its checks since edited, grade() plans as
+    usual (it uses a plan only for the very spec and seed it was made for).
+    """
+
+    def __init__(self) -> None:
+        self._pid = -1
+
+    def _ensure(self) -> None:
+        # Forked pool processes inherit this object: each draws its own seeds.
+        if self._pid != os.getpid():
+            self._pid = os.getpid()
+            self._offer = secrets.randbits(31)
+            self._plan: Plan | None = None
+            self._spec: ExerciseSpec | None = None
+
+    def offered(self) -> int:
+        self._ensure()
+        return self._offer
+
+    def take(self, *, spec: ExerciseSpec, seed: int) -> Plan | None:
+        self._ensure()
+        self._spec = spec
+        if seed != self._offer:
+            return None  # the row had its seed already (a regrade, a retry)
+        plan, self._plan = self._plan, None
+        self._offer = secrets.randbits(31)  # used: the next claim offers another
+        return plan
+
+    def prepare(self) -> None:
+        self._ensure()
+        plan, spec = self._plan, self._spec
+        if spec is None or (plan is not None and plan.spec is spec and plan.seed == self._offer):
+            return
+        from grader.engine.grading import grade_plan
+
+        try:
+            self._plan = grade_plan(spec=spec, seed=self._offer)
+        except Exception:  # a check that cannot be prepared: the grade reports it itself
+            self._plan = None
+
+
+_plans = _Plans()
+
+
 def submission_grade(*, submission_id: int, worker: str, executor: Executor | None) -> str | None:
     """Claim, grade through the sandbox, store. Returns the final status, or None if not ours."""
-    submission = submission_claim(submission_id=submission_id, worker=worker)
+    submission = submission_claim(submission_id=submission_id, worker=worker, seed=_plans.offered())
     if submission is None:
         # Still queued, so not claimed only because another of its user's runs: back of the
         # queue, shortly (without this the sweeper would publish it GRADER_REQUEUE_AFTER later).
@@ -532,7 +592,8 @@ def submission_grade(*, submission_id: int, worker: str, executor: Executor | No
                 log.error("submission %s: could not store its verdict; releasing", submission.pk)
                 _submission_release_quietly(submission=submission)
                 return None
-            return verdict["status"]
+        _plans.prepare()  # the verdict is out: the next one's inputs, before the next claim
+        return verdict["status"]
     except BaseException:
         # Anything else that stops this grade (the soft time limit, the database failing
         # before the grade) hands the row back now, instead of holding it for a whole lease.
@@ -565,7 +626,11 @@ def _submission_verdict(
     # The pictures' hidden-free inputs ride along in the grade's one sandbox run.
     with_plots = ExtraCallsExecutor(executor, plot_calls(exercise.kind))
     result = grade(
-        spec=spec, code=submission.code, seed=submission.seed, executor=with_plots
+        spec=spec,
+        code=submission.code,
+        seed=submission.seed,
+        executor=with_plots,
+        plan=_plans.take(spec=spec, seed=submission.seed),
     ).to_dict()
     if result["status"] == Submission.Status.INTERNAL_ERROR:
         return None

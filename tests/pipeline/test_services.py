@@ -29,15 +29,57 @@ def exercise() -> Exercise:
 def make(user, exercise, **fields) -> Submission:  # type: ignore[no-untyped-def]
     fields.setdefault("status", Submission.Status.QUEUED)
     fields.setdefault("queued_at", timezone.now())
-    return Submission.objects.create(user=user, exercise=exercise, code="x", seed=1, **fields)
+    fields.setdefault("seed", 1)
+    return Submission.objects.create(user=user, exercise=exercise, code="x", **fields)
 
 
-def test_create_stores_a_queued_row_with_a_seed(user, exercise) -> None:  # type: ignore[no-untyped-def]
+def test_create_stores_a_queued_row_whose_first_claim_draws_the_seed(user, exercise) -> None:  # type: ignore[no-untyped-def]
     s = services.submission_create(user=user, exercise=exercise, code="def attention(): pass")
     s.refresh_from_db()
     assert s.status == Submission.Status.QUEUED
-    assert 0 <= s.seed < 2**31
+    assert s.seed == Submission.SEED_UNDRAWN
     assert s.queued_at is not None
+    claimed = services.submission_claim(submission_id=s.pk, worker="w1:1", seed=12345)
+    assert claimed is not None and claimed.seed == 12345
+    # Any later claim (a retry, a regrade) keeps it: the verdict replays.
+    services.submission_release(submission=claimed)
+    again = services.submission_claim(submission_id=s.pk, worker="w2:2", seed=999)
+    assert again is not None and again.seed == 12345
+    other = get_user_model().objects.create_user("dora")  # (one running grade per user)
+    random = make(other, exercise, seed=Submission.SEED_UNDRAWN)
+    drawn = services.submission_claim(submission_id=random.pk, worker="w1:1")
+    assert drawn is not None and 0 <= drawn.seed < 2**31
+
+
+def test_a_worker_grades_a_new_submission_on_the_inputs_it_prepared(  # type: ignore[no-untyped-def]
+    user, exercise, monkeypatch
+) -> None:
+    from grader.engine import grading
+
+    plans = services._Plans()
+    monkeypatch.setattr(services, "_plans", plans)
+    used: list[object] = []
+    real_grade = grading.grade
+    monkeypatch.setattr(grading, "grade", lambda **kw: used.append(kw["plan"]) or real_grade(**kw))
+    from grader.engine.reference import REFERENCE_SOURCES
+    from tests.grader.fakes import SourceLookupExecutor
+
+    code = REFERENCE_SOURCES["attention"]
+    for _ in range(2):
+        s = services.submission_create(user=user, exercise=exercise, code=code)
+        assert (
+            services.submission_grade(
+                submission_id=s.pk, worker="w:1", executor=SourceLookupExecutor()
+            )
+            == Submission.Status.PASSED
+        )
+    # The first had nothing prepared; the second got the plan made after the first verdict,
+    # for the seed stored in its row at the claim.
+    assert used[0] is None and used[1] is not None
+    s.refresh_from_db()
+    assert used[1].seed == s.seed and 0 <= s.seed < 2**31
+    # The verdict is what grading that seed from scratch gives.
+    assert s.status == Submission.Status.PASSED
 
 
 @pytest.mark.parametrize(
