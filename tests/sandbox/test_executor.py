@@ -333,7 +333,11 @@ def gated(sandbox: FencedSandbox, answer: bool | None, code: str = COUNTING, **l
 
 
 def gated_progress(
-    sandbox: FencedSandbox, answer: bool | None, code: str, early: bool = False, **limits: Any
+    sandbox: FencedSandbox,
+    answer: bool | None,
+    code: str,
+    early: bool = False,
+    **limits: Any,
 ):
     return sandbox.call(
         "run_gated",

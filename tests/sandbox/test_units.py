@@ -195,3 +195,60 @@ def test_the_precompiled_filter_with_a_pid_written_in_is_what_libseccomp_builds_
     assert bytes(layers.seccomp_bpf_for(program, pid)) == _exported(pid)
     # The placeholder compares with nothing else: no syscall number or flag equals it.
     assert layers.PID_PLACEHOLDER > 2**22
+
+
+# --- the gate's PAUSE frame, as the trusted side reads it ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sent_early", "done", "ok"),
+    [
+        (False, 2, True),  # exactly the calls before the gate
+        (False, 3, False),  # a call past the gate it was never sent: a protocol breach
+        (False, 1, False),
+        (True, 2, True),
+        # The rest was sent early: the child read it at the gate and went on before we read
+        # its PAUSE, so the area already shows calls past the gate (seen once in CI, under load).
+        (True, 4, True),
+        (True, 1, False),
+    ],
+)
+def test_a_pause_fits_the_calls_before_the_gate(sent_early: bool, done: int, ok: bool) -> None:
+    from grader.engine.executors.base import Call, CallResult, Gate
+    from grader.engine.sandbox.executor import _RunState
+    from grader.engine.sandbox.inside import protocol as p
+
+    calls = [Call(args=(1.0,))] * 5
+    state = _RunState(calls=calls, entry_point="f", gate=Gate(after=2, go_on=lambda _: True))
+    state.loaded, state.sent_early = True, sent_early
+    state.results = [CallResult(output=np.zeros(1))] * done
+    sandbox = object.__new__(SandboxExecutor)  # no zygote: only the frame logic runs
+    assert sandbox._frame(state, p.PAUSE, b"") is ok
+    assert state.paused is ok
+
+
+def test_a_pause_and_the_end_read_together_keep_every_result() -> None:
+    # The rest was sent early and the child finished before we read the pipe: its PAUSE and
+    # DONE arrive in one read. Every result stays (nothing was stopped at the gate).
+    from grader.engine.executors.base import Call, Gate
+    from grader.engine.sandbox.executor import _Child, _RunState
+    from grader.engine.sandbox.inside import protocol as p
+
+    calls = [Call(args=(1.0,))] * 5
+    state = _RunState(calls=calls, entry_point="f", gate=Gate(after=2, go_on=lambda _: False))
+    state.sent_early = True
+    frames = p.frame(p.LOADED, b"")
+    for i in range(5):
+        frames += p.frame(p.OUTPUT, p.npy_bytes("<f8", (1,), struct.pack("<d", float(i))))
+    area = os.memfd_create("area-test")
+    try:
+        os.write(area, p.AREA_HEADER.pack(p.AREA_HEADER.size + len(frames)) + frames)
+        child = _Child(pid=0, req_w=-1, res_r=-1, out_r=-1, area=area)
+        sandbox = object.__new__(SandboxExecutor)
+        state.buf += p.frame(p.PAUSE, b"") + p.frame(p.DONE, b"")
+        assert sandbox._parse_pipe(state, child)
+        result = sandbox._result(state, None, Limits())
+    finally:
+        os.close(area)
+    assert result.status == "ok"
+    assert [float(c.output[0]) for c in result.calls] == [0.0, 1.0, 2.0, 3.0, 4.0]

@@ -167,6 +167,7 @@ class _RunState:
     gate: Gate | None = None
     paused: bool = False  # the child waits at the gate for our answer
     sent_early: bool = False  # the calls after the gate were sent before it got there
+    stopped_at_gate: bool = False  # we answered no at the gate
     status: RunStatus | None = None
     message: str = ""
     # Output of the current call, waiting for its inputs_after frames.
@@ -691,7 +692,8 @@ class SandboxExecutor:
                                 self._while_running(gate.meanwhile)
                             state.paused, state.gate = False, None
                         else:
-                            state.status = RunStatus.OK  # ends here: the results so far
+                            # Ends here: the results so far.
+                            state.status, state.stopped_at_gate = RunStatus.OK, True
             if zygote.ctrl.fileno() in r:
                 zygote.receive(0)
 
@@ -877,17 +879,22 @@ class SandboxExecutor:
             state.results.append(CallResult(error=self._call_error(json.loads(payload))))
         elif kind == p.DONE and len(state.results) == n_calls:
             state.status = RunStatus.OK
-        elif (
-            kind == p.PAUSE
-            and state.gate is not None
-            and not state.paused
-            and state.pending is None
-            and len(state.results) == state.gate.after
-        ):
+        elif kind == p.PAUSE and state.gate is not None and not state.paused and self._at(state):
             state.paused = True
         else:
             return False
         return True
+
+    @staticmethod
+    def _at(state: _RunState) -> bool:
+        """Whether the results read so far fit a PAUSE: exactly the calls before the gate, or,
+        once the rest was sent early, possibly some after it too (the child read the rest at
+        the gate and went on before we read the pipe: the area shows what it did since)."""
+        assert state.gate is not None
+        done = len(state.results)
+        if state.sent_early:
+            return done >= state.gate.after
+        return done == state.gate.after and state.pending is None
 
     @staticmethod
     def _finish_pending(state: _RunState) -> None:
@@ -938,8 +945,8 @@ class SandboxExecutor:
             message = M.MSG_BAD_OUTPUT
         if state.pending is not None:
             self._finish_pending(state)
-        if state.gate is not None and state.paused:
-            # Stopped at the gate: whatever the child wrote after the PAUSE is not wanted.
+        if state.stopped_at_gate and state.gate is not None:
+            # We ended it at the gate: whatever the child wrote after the PAUSE is not wanted.
             del state.results[state.gate.after :]
         return RunResult(status=status, calls=state.results, message=message, stdout=stdout)
 
