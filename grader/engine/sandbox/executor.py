@@ -253,7 +253,9 @@ class SandboxExecutor:
             gate = None  # nothing on one side of it: a plain run
         # With a gate, the calls after it are sent only if the caller wants them (see _ask).
         first = calls[: gate.after] if gate is not None else calls
-        request = self._encode(first, code=code, entry_point=entry_point, lim=lim, gated=gate)
+        request = self._encode(
+            first, code=code, entry_point=entry_point, lim=lim, gated=gate is not None
+        )
         with self._lock:
             if self._closed:
                 raise RuntimeError("SandboxExecutor is closed")
@@ -484,7 +486,7 @@ class SandboxExecutor:
         code: str | None = None,
         entry_point: str = "",
         lim: Limits | None = None,
-        gated: object = None,
+        gated: bool = False,
     ) -> bytes:
         """A request, or with no ``code`` the part of one sent at the gate (calls only)."""
         arrays: list[bytes | memoryview] = []
@@ -522,7 +524,7 @@ class SandboxExecutor:
                 entry_point=entry_point,
                 cpu_seconds=L.cpu_rlimit_seconds(lim),
                 memory_mb=int(lim.memory_mb),
-                gate=gated is not None,
+                gate=gated,
             )
             head = [(p.REQ_CODE, code.encode("utf-8", "replace"))]
         parts: list[bytes | memoryview] = [b""]  # the length prefix, once known

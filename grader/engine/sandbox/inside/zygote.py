@@ -615,6 +615,9 @@ def handle_request(cfg: dict[str, Any]) -> int:
                 os.close(p.CHILD_REQUEST_FD)
             except (OSError, EOFError, ValueError):  # closed: or the student's code meddled
                 return 0
+            except MemoryError:  # the student's memory left no room to read the rest
+                emit(p.MEMORY)
+                return 0
             if not run_calls(more["calls"], more_blobs):
                 return 0
         flush_std()
