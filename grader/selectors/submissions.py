@@ -79,18 +79,17 @@ class GradeRate:
 _grade_rate_kept: tuple[float, GradeRate] | None = None  # (monotonic expiry, rate)
 
 
-def grade_rate_recent(*, sample: int = QUEUE_SAMPLE_SIZE, fresh: bool = False) -> GradeRate:
-    """The median of finished_at - started_at over the latest finished submissions, and the
-    number of distinct workers that finished one lately (at least 1). One query, at most
-    every GRADE_RATE_TTL_SECONDS per process unless ``fresh``."""
+def grade_rate_recent() -> GradeRate:
+    """The median of finished_at - started_at over the latest QUEUE_SAMPLE_SIZE finished
+    submissions, and the number of distinct workers that finished one lately (at least 1).
+    One query, at most every GRADE_RATE_TTL_SECONDS per process."""
     global _grade_rate_kept
     kept = _grade_rate_kept
     now = time.monotonic()
-    if not fresh and sample == QUEUE_SAMPLE_SIZE and kept is not None and kept[0] > now:
+    if kept is not None and kept[0] > now:
         return kept[1]
-    rate = _grade_rate_read(sample=sample)
-    if sample == QUEUE_SAMPLE_SIZE:
-        _grade_rate_kept = (now + GRADE_RATE_TTL_SECONDS, rate)
+    rate = _grade_rate_read(sample=QUEUE_SAMPLE_SIZE)
+    _grade_rate_kept = (now + GRADE_RATE_TTL_SECONDS, rate)
     return rate
 
 

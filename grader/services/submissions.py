@@ -222,6 +222,16 @@ def submission_enqueue(
     )
 
 
+def _col(name: str) -> str:
+    """A Submission column, quoted, for the statements written out below: from the model, so a
+    rename cannot silently miss them."""
+    return connection.ops.quote_name(Submission._meta.get_field(name).column)
+
+
+def _table() -> str:
+    return connection.ops.quote_name(Submission._meta.db_table)
+
+
 @functools.cache
 def _claim_sql(*, one_running_per_user: bool) -> str:
     """The claim as one UPDATE statement, written out once per process.
@@ -232,13 +242,7 @@ def _claim_sql(*, one_running_per_user: bool) -> str:
     model, so a rename cannot silently miss it; the statement is plain SQL that SQLite and
     PostgreSQL both run.
     """
-    quote = connection.ops.quote_name
-    meta = Submission._meta
-    table = quote(meta.db_table)
-
-    def col(name: str) -> str:
-        return quote(meta.get_field(name).column)
-
+    table, col = _table(), _col
     status, lease, pk, seed = col("status"), col("lease_expires_at"), col("id"), col("seed")
     sql = (
         # Identifiers from the model, quoted; every value is a parameter.
@@ -261,21 +265,13 @@ def _claim_sql(*, one_running_per_user: bool) -> str:
 
 
 @functools.cache
-def _finish_sql(columns: tuple[str, ...]) -> str:
-    """The verdict's write, held to the claim (see _held), written out once per process like
-    the claim: the ORM's compile of it was a third of the write's cost."""
-    quote = connection.ops.quote_name
-    meta = Submission._meta
-
-    def col(name: str) -> str:
-        return quote(meta.get_field(name).column)
-
-    sets = ", ".join(f"{col(name)} = %s" for name in columns)
-    return (
-        f"UPDATE {quote(meta.db_table)} SET {sets} "  # noqa: S608  (identifiers from the model)
-        f"WHERE {col('id')} = %s AND {col('status')} = %s AND {col('attempts')} = %s "
-        f"AND {col('worker')} = %s"
-    )
+def _held_update_sql(columns: tuple[str, ...]) -> str:
+    """UPDATE of ``columns`` where the claim still holds the row (the fields of _held_fields),
+    written out once per process like the claim: the ORM's compile of the verdict's write
+    cost more than the statement itself."""
+    sets = ", ".join(f"{_col(name)} = %s" for name in columns)
+    held = " AND ".join(f"{_col(name)} = %s" for name in _HELD_FIELDS)
+    return f"UPDATE {_table()} SET {sets} WHERE {held}"  # noqa: S608  (identifiers: the model)
 
 
 def submission_claim(
@@ -316,14 +312,21 @@ def submission_claim(
     return Submission.objects.select_related("exercise").get(pk=submission_id)
 
 
+# The claim: ``attempts`` is the fencing token (a takeover bumps it), ``worker`` the holder.
+_HELD_FIELDS = ("id", "status", "attempts", "worker")
+
+
+def _held_fields(submission: Submission) -> dict[str, Any]:
+    return {
+        "id": submission.pk,
+        "status": Submission.Status.RUNNING.value,
+        "attempts": submission.attempts,
+        "worker": submission.worker,
+    }
+
+
 def _held(submission: Submission) -> Q:
-    # The claim: ``attempts`` is the fencing token (a takeover bumps it), ``worker`` the holder.
-    return Q(
-        pk=submission.pk,
-        status=Submission.Status.RUNNING,
-        attempts=submission.attempts,
-        worker=submission.worker,
-    )
+    return Q(**_held_fields(submission))
 
 
 def submission_lease_renew(*, submission: Submission) -> bool:
@@ -453,10 +456,9 @@ def submission_finish(*, submission: Submission, verdict: dict[str, Any]) -> boo
     meta = Submission._meta
     # Each value adapted by its own field (JSON, datetimes), as the ORM's update would.
     params = [meta.get_field(name).get_db_prep_save(v, connection) for name, v in values.items()]
-    params += [submission.pk, Submission.Status.RUNNING.value, submission.attempts]
-    params += [submission.worker]
+    params += list(_held_fields(submission).values())
     with connection.cursor() as cursor:
-        cursor.execute(_finish_sql(tuple(values)), params)
+        cursor.execute(_held_update_sql(tuple(values)), params)
         updated = cursor.rowcount
     if not updated:
         log.warning("submission %s: lost the claim before writing the verdict", submission.pk)

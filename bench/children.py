@@ -1,0 +1,121 @@
+"""What one sandbox child costs: CPU per run and page faults per child, idle and busy, in one run.
+
+    make bench-children         (or: .venv/bin/python bench/children.py [--runs 200])
+
+A fresh child per submission (forked from the zygote, every layer applied, the module loaded,
+then killed) is the largest part of a verdict's CPU in a burst (bench/pipeline.py). This
+prints, for runs 30 ms apart (idle: children warm up while waiting) and back to back (busy:
+they skip the warm-up), the CPU of the zygote and its children per run (from /proc, the
+zygote's reaped children included) and each child's minor page faults (from the zygote's
+wait4, as it reports an exit). Runs: one tiny call (the floor), a correct grade, and a correct
+grade with its pictures, as the worker runs it. Our own trusted code only. Prints the load
+average at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import load  # noqa: E402
+from bench.sandbox import CORRECT, SEED, exercise_spec  # noqa: E402
+
+
+def sandbox_cpu(pids: list[str]) -> float:
+    """Seconds of CPU of these processes and of the children they reaped."""
+    total = 0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=200)
+    args = parser.parse_args()
+
+    from grader.engine import grading
+    from grader.engine.executors.extra import ExtraCallsExecutor
+    from grader.engine.plots import plot_calls
+    from grader.engine.sandbox import executor as sandbox_executor
+
+    faults: list[int] = []
+    receive = sandbox_executor._Zygote.receive
+
+    def recording(self: Any, timeout: float) -> Any:
+        msg = receive(self, timeout)
+        if msg and msg.get("op") == "exit" and "minflt" in msg:
+            faults.append(int(msg["minflt"]))
+        return msg
+
+    sandbox_executor._Zygote.receive = recording  # type: ignore[method-assign]
+    spec = exercise_spec()
+    _, calls, _ = grading._plan(spec, SEED)
+    print(f"load average at the start: {load()} (2 cores)")
+    ex = sandbox_executor.SandboxExecutor()
+    zygote = str(ex._zygote.proc.pid) if ex._zygote else ""
+    group = ex._cgroup
+
+    def pids() -> list[str]:
+        members = (group / "cgroup.procs").read_text().split() if group else []
+        return sorted({zygote, *members} - {""})
+
+    runs: dict[str, Callable[[int], Any]] = {
+        "one tiny call": lambda i: ex.run(
+            code=CORRECT, entry_point="attention", calls=calls[:1], limits=spec.limits
+        ),
+        "correct grade": lambda i: grading.grade(
+            spec=spec, code=CORRECT, seed=SEED + i, executor=ex
+        ),
+        "correct grade with its pictures": lambda i: grading.grade(
+            spec=spec,
+            code=CORRECT,
+            seed=SEED + i,
+            executor=ExtraCallsExecutor(ex, plot_calls(spec.kind)),
+        ),
+    }
+    rows = []
+    try:
+        for mode, pause in (("idle", 0.03), ("busy", 0.0)):
+            for name, run in runs.items():
+                for i in range(5):
+                    run(i)
+                time.sleep(0.3)
+                faults.clear()
+                before = sandbox_cpu(pids())
+                for i in range(args.runs):
+                    if pause:
+                        time.sleep(pause)
+                    run(i)
+                time.sleep(0.3)  # the last children exit and are reaped
+                cpu = (sandbox_cpu(pids()) - before) / args.runs
+                rows.append((mode, name, cpu, statistics.median(faults) if faults else None))
+    finally:
+        ex.close()
+    print(f"load average at the end: {load()}")
+    print()
+    for mode, name, cpu, flt in rows:
+        shown = f"{flt:6.0f}" if flt is not None else "     -"
+        print(
+            f"{mode:<5} {name:<34} sandbox CPU per run {cpu * 1e3:6.2f} ms   "
+            f"page faults per child (median) {shown}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
