@@ -3,7 +3,8 @@ read one's own, list one's own (paginated)."""
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from typing import Any, ClassVar
 
 from django.core.validators import RegexValidator
 from django.shortcuts import get_object_or_404
@@ -201,6 +202,16 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "finished_at",
         )
         read_only_fields = fields
+
+    # DRF builds a ModelSerializer's fields from the model at every instantiation, a third of a
+    # submit's answer and of each poll's; they depend on the class alone: built once, cloned.
+    _built_fields: ClassVar[dict[str, serializers.Field] | None] = None
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        cls = type(self)
+        if cls.__dict__.get("_built_fields") is None:
+            cls._built_fields = super().get_fields()
+        return copy.deepcopy(cls._built_fields)
 
     def get_url(self, obj: Submission) -> str:
         return reverse("submission-api-detail", kwargs={"pk": obj.pk})

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ipaddress
 import logging
 import time
+import weakref
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache, caches
@@ -86,6 +88,19 @@ def rate_limit_hit(*, scope: str, ident: str, rate: str | None) -> float | None:
     return None
 
 
+# Django's Redis cache builds a new client (and its table of ~150 response callbacks) at every
+# call; one per cache client is enough, as it is thread-safe and shares the pool.
+_clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def _redis_client(backend: RedisCache) -> Any:
+    inner = backend._cache
+    client = _clients.get(inner)
+    if client is None:
+        client = _clients[inner] = inner.get_client(write=True)
+    return client
+
+
 def _count(key: str, *, timeout: int) -> int:
     """Add one to the counter ``key`` (created with ``timeout``); the new count."""
     backend = caches["default"]
@@ -94,7 +109,7 @@ def _count(key: str, *, timeout: int) -> int:
         # (SET NX, EXISTS, INCR), each with a client of its own: a third of the rate limits'
         # cost on every API call. Same key and value format as the cache API's.
         full = backend.make_and_validate_key(key)
-        with backend._cache.get_client(full, write=True).pipeline(transaction=True) as pipe:
+        with _redis_client(backend).pipeline(transaction=True) as pipe:
             pipe.incr(full)
             pipe.expire(full, timeout, nx=True)
             count, _ = pipe.execute()

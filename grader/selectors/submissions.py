@@ -53,13 +53,20 @@ def submission_queue_position(*, submission: Submission) -> int | None:
     submission published later with a lower priority can still pass this one."""
     if submission.status != Submission.Status.QUEUED or submission.queued_at is None:
         return None
-    # The broker serves lower priorities first, and each priority in order (fair share).
+    if submission.queue_position_at_insert is not None:
+        return submission.queue_position_at_insert
     ahead = Submission.objects.filter(
-        Q(priority__lt=submission.priority)
-        | Q(priority=submission.priority, queued_at__lt=submission.queued_at),
-        status=Submission.Status.QUEUED,
+        queued_ahead_of(priority=submission.priority, queued_at=submission.queued_at)
     ).count()
     return ahead + 1
+
+
+def queued_ahead_of(*, priority: int, queued_at: Any) -> Q:
+    """The queued rows the broker serves before a row of ``priority`` queued at ``queued_at``:
+    lower priorities first, and each priority in order (fair share)."""
+    return Q(status=Submission.Status.QUEUED) & (
+        Q(priority__lt=priority) | Q(priority=priority, queued_at__lt=queued_at)
+    )
 
 
 def submission_queue_ahead(*, submission: Submission) -> int | None:

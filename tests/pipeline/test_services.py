@@ -112,6 +112,32 @@ def test_global_queue_cap(user, exercise) -> None:  # type: ignore[no-untyped-de
     assert info.value.message == services.MSG_QUEUE_FULL
 
 
+@pytest.mark.parametrize("own_waiting", [0, 1, 3])
+def test_the_queue_position_counted_at_insert_is_the_selectors(user, exercise, own_waiting) -> None:  # type: ignore[no-untyped-def]
+    from grader.selectors.submissions import submission_queue_position
+
+    other = get_user_model().objects.create_user("erin")
+    past = timezone.now() - timedelta(seconds=5)
+    for i, (priority, status) in enumerate(
+        [(0, "queued"), (1, "queued"), (2, "queued"), (5, "queued"), (0, "running"), (1, "passed")]
+    ):
+        make(
+            other,
+            exercise,
+            priority=priority,
+            status=status,
+            queued_at=past + timedelta(milliseconds=i),
+        )
+    for _ in range(own_waiting):  # each puts the new one a step further back (fair share)
+        make(user, exercise, priority=0, queued_at=past)
+    s = services.submission_create(user=user, exercise=exercise, code="def attention(): pass")
+    assert s.queue_position_at_insert is not None
+    assert s.priority == min(own_waiting, 9)
+    read_back = Submission.objects.get(pk=s.pk)
+    assert read_back.queue_position_at_insert is None  # not stored: counted afresh
+    assert s.queue_position_at_insert == submission_queue_position(submission=read_back)
+
+
 def test_only_one_claim_wins(user, exercise) -> None:  # type: ignore[no-untyped-def]
     s = make(user, exercise)
     first = services.submission_claim(submission_id=s.pk, worker="w1:1")
