@@ -7,7 +7,7 @@ PY_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SYS_STAMP := .system-deps-checked
 
-.PHONY: install run test lint bench bench-sandbox bench-children bench-judging bench-worker bench-corpus bench-publish bench-pipeline bench-pages clean
+.PHONY: install run test lint bench bench-sandbox bench-children bench-judging bench-worker bench-corpus bench-publish bench-submit bench-pipeline bench-pages clean
 
 install: $(SYS_STAMP) $(PY_STAMP) $(NPM_STAMP)
 
@@ -39,7 +39,7 @@ lint: install
 	$(VENV)/bin/ruff format .
 
 # Benchmarks print ratios against a baseline measured in the same run; never part of `make test`.
-bench: bench-sandbox bench-children bench-judging bench-worker bench-corpus bench-publish bench-pipeline bench-pages
+bench: bench-sandbox bench-children bench-judging bench-worker bench-corpus bench-publish bench-submit bench-pipeline bench-pages
 
 bench-sandbox: install
 	$(PY) bench/sandbox.py
@@ -58,6 +58,9 @@ bench-corpus: install
 
 bench-publish: install
 	$(PY) bench/publish.py
+
+bench-submit: install
+	$(PY) bench/submit.py --instructions
 
 bench-pipeline: install
 	$(PY) bench/pipeline.py
