@@ -203,8 +203,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
         )
         read_only_fields = fields
 
-    # DRF builds a ModelSerializer's fields from the model at every instantiation, a third of a
-    # submit's answer and of each poll's; they depend on the class alone: built once, cloned.
+    # DRF builds a ModelSerializer's fields from the model at every instantiation: most of what
+    # serialising a submission costs, at every submit and every poll (bench/submit.py). They
+    # depend on the class alone: built once, cloned.
     _built_fields: ClassVar[dict[str, serializers.Field] | None] = None
 
     def get_fields(self) -> dict[str, serializers.Field]:

@@ -88,7 +88,7 @@ def rate_limit_hit(*, scope: str, ident: str, rate: str | None) -> float | None:
     return None
 
 
-# Django's Redis cache builds a new client (and its table of ~150 response callbacks) at every
+# Django's Redis cache builds a new client (and its tables of response callbacks) at every
 # call; one per cache client is enough, as it is thread-safe and shares the pool.
 _clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
