@@ -42,6 +42,7 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+SCREENSHOT_TIMEOUT_MS = 60_000
 TIMEOUT_MS = 15_000
 
 
@@ -187,7 +188,9 @@ def screenshot(request: pytest.FixtureRequest) -> Callable[..., Path]:
     def take(tab: Page, name: str | None = None) -> Path:
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{name or request.node.name}.png"
-        tab.screenshot(path=str(path), full_page=True)
+        # An artifact, not an assertion: a full-page capture of a long admin page took over
+        # the default 15 s once on a machine three times slower than usual.
+        tab.screenshot(path=str(path), full_page=True, timeout=SCREENSHOT_TIMEOUT_MS)
         return path
 
     return take

@@ -104,15 +104,16 @@ def test_a_stale_connection_is_dropped_and_the_message_sent_on_a_fresh_one(
     client = redis.Redis.from_url(REDIS_URL)
     client.flushall()
     assert task_publish(name=GRADE_SUBMISSION, args=(1,))
-    stale = publish._local.held[1]
+    stale = publish._local.held[1]  # the connection, held with its producer
     sent = current_app.send_task
 
-    def fails_on_the_stale_one(*args, connection, **kwargs):  # type: ignore[no-untyped-def]
-        if connection is stale:
+    def fails_on_the_stale_one(*args, producer, **kwargs):  # type: ignore[no-untyped-def]
+        if producer.connection is stale:
             raise ConnectionError("the broker restarted")
-        return sent(*args, connection=connection, **kwargs)
+        return sent(*args, producer=producer, **kwargs)
 
     monkeypatch.setattr(current_app, "send_task", fails_on_the_stale_one)
     assert task_publish(name=GRADE_SUBMISSION, args=(2,))
     assert publish._local.held[1] is not stale
+    assert publish._local.held[2].connection is publish._local.held[1]
     assert client.llen("celery") == 2
