@@ -367,6 +367,13 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=40, help="sequential submissions at idle")
     parser.add_argument("--burst", type=int, default=1000, help="submissions in the burst")
     parser.add_argument("--clients", type=int, default=16, help="threads submitting the burst")
+    parser.add_argument(
+        "--users",
+        type=int,
+        default=200,
+        help="accounts the burst comes from, in turn (200: five submissions each in 1,000, a "
+        "deadline's burst within the per-user cap of five waiting)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="Celery worker processes")
     parser.add_argument("--web-workers", type=int, default=2, help="gunicorn processes")
     parser.add_argument("--web-threads", type=int, default=1, help="gunicorn threads each")
@@ -375,7 +382,7 @@ def main() -> None:
     stack = Stack(args.workers, web=(args.web_workers, args.web_threads))
     try:
         stack.start()
-        tokens = stack.tokens(20)
+        tokens = stack.tokens(max(args.users, 1))
         database = stack.env["DATABASE_URL"].split(":")[0]
         print(
             f"stack up: gunicorn {stack.web[0]}x{stack.web[1]}, "
@@ -445,7 +452,8 @@ def main() -> None:
         span = stats["last"] - stats["first"]
         rate = stats["final"] / span
         print(
-            f"\n2. burst of {args.burst} submissions from {args.clients} threads "
+            f"\n2. burst of {args.burst} submissions from {args.clients} threads, "
+            f"{len(tokens)} users in turn "
             f"(accepted in {accepted:.1f} s)"
         )
         print(

@@ -7,7 +7,6 @@ import copy
 from typing import Any, ClassVar
 
 from django.core.validators import RegexValidator
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
@@ -28,6 +27,7 @@ from rest_framework.views import APIView
 
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
+from grader.selectors.exercises import exercise_get_published
 from grader.selectors.grades import GRADES_COLUMNS, grades_csv
 from grader.selectors.submissions import (
     submission_checks_visible,
@@ -287,9 +287,7 @@ class SubmissionViewSet(
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         payload = SubmissionCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        exercise = get_object_or_404(
-            Exercise, slug=payload.validated_data["exercise"], is_published=True
-        )
+        exercise = exercise_get_published(slug=payload.validated_data["exercise"])
         try:
             submission = submission_create(
                 user=request.user, exercise=exercise, code=payload.validated_data["code"]

@@ -208,7 +208,7 @@ THROTTLE_RATES: dict[str, str] = {
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes missing credentials a 401, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "quizsite.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
