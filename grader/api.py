@@ -205,14 +205,16 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     # DRF builds a ModelSerializer's fields from the model at every instantiation: most of what
     # serialising a submission costs, at every submit and every poll (bench/submit.py). They
-    # depend on the class alone: built once, cloned.
+    # depend on the class alone: built once, never bound, and each serializer binds copies.
+    # Shallow copies: binding sets a copy's own name, parent and source, and these read-only
+    # fields hold nothing else that changes (a deep copy re-ran every field's __init__).
     _built_fields: ClassVar[dict[str, serializers.Field] | None] = None
 
     def get_fields(self) -> dict[str, serializers.Field]:
         cls = type(self)
         if cls.__dict__.get("_built_fields") is None:
             cls._built_fields = super().get_fields()
-        return copy.deepcopy(cls._built_fields)
+        return {name: copy.copy(field) for name, field in cls._built_fields.items()}
 
     def get_url(self, obj: Submission) -> str:
         return reverse("submission-api-detail", kwargs={"pk": obj.pk})

@@ -52,6 +52,22 @@ def test_submit_returns_201_with_id_status_and_urls() -> None:
     assert "seed" not in body and "code" not in body
 
 
+def test_each_serializer_binds_fields_of_its_own() -> None:
+    from grader.api import SubmissionSerializer
+
+    c = client_for("ann")
+    ids = [post(c, {"exercise": "stable-softmax", "code": f"x = {i}"}).json()["id"] for i in (1, 2)]
+    rows = [Submission.objects.get(pk=pk) for pk in ids]
+    request = type("R", (), {"user": c.user})()
+    first, second = (SubmissionSerializer(r, context={"request": request}) for r in rows)
+    assert [first.data["id"], second.data["id"]] == ids
+    for name, field in first.fields.items():
+        assert field is not second.fields[name]
+        assert field.parent is first and second.fields[name].parent is second
+    for field in SubmissionSerializer._built_fields.values():  # the class's own, never bound
+        assert getattr(field, "parent", None) is None
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [({}, "exercise"), ({"exercise": "stable-softmax"}, "code"), ({"code": "x"}, "exercise")],
