@@ -56,8 +56,11 @@ MAX_TEXT_FRAME = 4 * L.ERROR_TEXT_MAX_CHARS + 4096
 # its queue) still finds one ready while the zygote forks the next.
 PREFORK_DEPTH = 2
 # A run starting within this long of the last one's end means the worker is busy: the children
-# forked then skip their warm-up (a worker draining a queue starts its next grade ~1 ms after).
-BUSY_GAP_SECONDS = 0.01
+# forked then skip their warm-up. Alone, a worker draining a queue starts its next grade ~1 ms
+# after the last; in a burst, beside the web and the other pool process on two cores, 10 to
+# 25 ms after (storing, planning, the next message, the claim): at 10 ms three children in
+# four warmed up in a burst, each spending CPU the grades needed (bench/pipeline.py).
+BUSY_GAP_SECONDS = 0.1
 # How often the results before a gate are looked at while the child computes them (see _peek).
 PEEK_SECONDS = 0.0003
 # Encoded request parts kept for reuse (see _part): one per kind of exercise is enough.
