@@ -410,9 +410,10 @@ def test_runs_back_to_back_count_as_busy_and_a_pause_ends_it(sandbox: FencedSand
             "calls": [Call(args=(np.arange(3.0),))],
             "limits": Limits(),
         },
-        pauses=[0.2, 0.0, 0.0, 0.2],
+        # The first run may follow the executor's own self-check at once: not counted.
+        pauses=[0.0, 0.3, 0.0, 0.0, 0.3],
     )
-    assert busy == [False, True, True, False]
+    assert busy[1:] == [False, True, True, False]
 
 
 @pytest.mark.parametrize("answer", [True, False])
