@@ -10,7 +10,9 @@ and the end:
 - a burst of submissions through HTTP, Redis, Celery and the database: sustained verdicts per
   second (none lost, none graded twice), and claim-to-verdict from the rows against the grade
   alone; on PostgreSQL ($BENCH_DATABASE_URL) also the transactions and rows written per
-  verdict. The burst runs alone (bench/pages.py measures pages while grading).
+  verdict. The burst runs alone (bench/pages.py measures pages while grading);
+- at idle and in the burst, the share of the time some task of the machine waited for a CPU
+  (/proc/pressure/cpu), which decides whether a sandbox's children warm up.
 Uses its own SQLite file (or $BENCH_DATABASE_URL), its own Redis port and web port.
 """
 
@@ -362,6 +364,22 @@ def cpu_self() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def cpu_waited() -> tuple[float, float] | None:
+    """(now, seconds so far that some task of this machine waited for a CPU): the kernel's
+    pressure stall information, which the sandbox reads to skip its children's warm-ups."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            return time.monotonic(), int(f.readline().rsplit("=", 1)[1]) / 1e6
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def waited_share(before: tuple[float, float] | None, after: tuple[float, float] | None) -> str:
+    if before is None or after is None:
+        return "not known (no /proc/pressure/cpu)"
+    return f"{(after[1] - before[1]) / (after[0] - before[0]):.0%} of the time"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--idle", type=int, default=40, help="sequential submissions at idle")
@@ -393,10 +411,12 @@ def main() -> None:
         base = sandbox_grade_baseline(stack, args.idle)
         for _ in range(5):
             submit_and_wait(tokens[0])
+        idle_start = cpu_waited()
         sent: dict[int, float] = {}  # id -> when its POST was sent
         for _ in range(args.idle):
             at, sub = submit_and_wait(tokens[0])
             sent[sub["id"]] = at
+        idle_waited = waited_share(idle_start, cpu_waited())
         stored = json.loads(stack.run("shell", "-v", "0", "-c", STORED_AT.format(ids=list(sent))))
         idle = [stored[str(pk)] - at for pk, at in sent.items()]
         rows = json.loads(stack.run("shell", "-v", "0", "-c", BURST_STATS.format(ids=list(sent))))
@@ -419,10 +439,11 @@ def main() -> None:
             f"   claim -> verdict (the rows)   : p50 {pct(rows['work'], 50) * 1e3:6.1f} ms  "
             f"({pct(rows['work'], 50) / b50:.2f}x the grade alone)"
         )
+        print(f"   tasks waiting for a CPU (PSI) : {idle_waited}")
 
         on_pg = database.startswith("postgres")
         before = stack.run("shell", "-v", "0", "-c", PG_WRITES).split() if on_pg else None
-        cpu_before, self_before = cpu_by_part(stack), cpu_self()
+        cpu_before, self_before, burst_start = cpu_by_part(stack), cpu_self(), cpu_waited()
         ids: list[int] = []
         lock = threading.Lock()
         t0 = time.perf_counter()
@@ -447,6 +468,7 @@ def main() -> None:
             while finished() < len(ids) and time.monotonic() < deadline:
                 time.sleep(0.5)
         cpu_after, self_after = cpu_by_part(stack), cpu_self()
+        burst_waited = waited_share(burst_start, cpu_waited())
         stats = json.loads(stack.run("shell", "-v", "0", "-c", BURST_STATS.format(ids=ids)))
         after = stack.run("shell", "-v", "0", "-c", PG_WRITES).split() if on_pg else None
         span = stats["last"] - stats["first"]
@@ -469,6 +491,10 @@ def main() -> None:
             "   per submission, from the rows: queue wait p50 "
             f"{pct(stats['wait'], 50) * 1e3:.1f} ms, claim-to-verdict p50 {work50 * 1e3:.1f} ms "
             f"({work50 / b50:.2f}x the grade alone)"
+        )
+        print(
+            f"   tasks waiting for a CPU (PSI): {burst_waited} "
+            "(a sandbox's children skip their warm-ups above 40%)"
         )
         print("   CPU per verdict, by part (ms):")
         used = {k: (cpu_after[k] - cpu_before[k]) * 1e3 / len(ids) for k in cpu_after}
