@@ -12,7 +12,7 @@ and the end:
   alone; on PostgreSQL ($BENCH_DATABASE_URL) also the transactions and rows written per
   verdict. The burst runs alone (bench/pages.py measures pages while grading);
 - at idle and in the burst, the share of the time some task of the machine waited for a CPU
-  (/proc/pressure/cpu), which decides whether a sandbox's children warm up.
+  (/proc/pressure/cpu): how contended the CPU was (a warm-up rule on it was tried and reverted).
 Uses its own SQLite file (or $BENCH_DATABASE_URL), its own Redis port and web port.
 """
 
@@ -366,7 +366,7 @@ def cpu_self() -> float:
 
 def cpu_waited() -> tuple[float, float] | None:
     """(now, seconds so far that some task of this machine waited for a CPU): the kernel's
-    pressure stall information, which the sandbox reads to skip its children's warm-ups."""
+    pressure stall information."""
     try:
         with open("/proc/pressure/cpu") as f:
             return time.monotonic(), int(f.readline().rsplit("=", 1)[1]) / 1e6
@@ -492,10 +492,7 @@ def main() -> None:
             f"{pct(stats['wait'], 50) * 1e3:.1f} ms, claim-to-verdict p50 {work50 * 1e3:.1f} ms "
             f"({work50 / b50:.2f}x the grade alone)"
         )
-        print(
-            f"   tasks waiting for a CPU (PSI): {burst_waited} "
-            "(a sandbox's children skip their warm-ups above 40%)"
-        )
+        print(f"   tasks waiting for a CPU (PSI): {burst_waited}")
         print("   CPU per verdict, by part (ms):")
         used = {k: (cpu_after[k] - cpu_before[k]) * 1e3 / len(ids) for k in cpu_after}
         used["load generator (this process)"] = (self_after - self_before) * 1e3 / len(ids)
