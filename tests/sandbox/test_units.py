@@ -252,3 +252,40 @@ def test_a_pause_and_the_end_read_together_keep_every_result() -> None:
         os.close(area)
     assert result.status == "ok"
     assert [float(c.output[0]) for c in result.calls] == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+def test_a_pause_read_while_a_call_past_the_gate_is_half_written() -> None:
+    # The rest was sent early and the child is inside a call past the gate when we read its
+    # PAUSE: the area holds that call's output but not yet its inputs_after frames. Rejecting
+    # the PAUSE there ended such grades as bad-output (once in ~1,000 multi-head grades).
+    from grader.engine.executors.base import Call, Gate
+    from grader.engine.sandbox.executor import _Child, _RunState
+    from grader.engine.sandbox.inside import protocol as p
+
+    def out(x: float) -> bytes:
+        return p.frame(p.OUTPUT, p.npy_bytes("<f8", (1,), struct.pack("<d", x)))
+
+    calls = [Call(args=(1.0,))] * 2 + [Call(args=(np.zeros(1),), return_inputs=True)]
+    state = _RunState(calls=calls, entry_point="f", gate=Gate(after=2, go_on=lambda _: True))
+    state.sent_early = True
+    frames = p.frame(p.LOADED, b"") + out(0.0) + out(1.0) + out(2.0)
+    area = os.memfd_create("area-test")
+    try:
+        os.write(area, p.AREA_HEADER.pack(p.AREA_HEADER.size + len(frames)) + frames)
+        child = _Child(pid=0, req_w=-1, res_r=-1, out_r=-1, area=area)
+        sandbox = object.__new__(SandboxExecutor)
+        state.buf += p.frame(p.PAUSE, b"")
+        assert sandbox._parse_pipe(state, child)
+        assert state.paused and state.pending is not None
+        after = p.frame(p.INPUT_AFTER, p.npy_bytes("<f8", (1,), struct.pack("<d", 5.0)))
+        os.pwrite(area, after, p.AREA_HEADER.size + len(frames))
+        os.pwrite(area, p.AREA_HEADER.pack(p.AREA_HEADER.size + len(frames) + len(after)), 0)
+        state.paused = False
+        state.buf += p.frame(p.DONE, b"")
+        assert sandbox._parse_pipe(state, child)
+        result = sandbox._result(state, None, Limits())
+    finally:
+        os.close(area)
+    assert result.status == "ok"
+    assert [float(c.output[0]) for c in result.calls] == [0.0, 1.0, 2.0]
+    assert float(result.calls[2].inputs_after[0][0]) == 5.0

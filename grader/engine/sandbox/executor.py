@@ -866,6 +866,10 @@ class SandboxExecutor:
             state.loaded = True
         elif not state.loaded:
             return False
+        elif kind == p.PAUSE and state.gate is not None and not state.paused and self._at(state):
+            # Before the pending check: once the rest was sent early, the area may already hold
+            # half of a call past the gate (its output, not yet its inputs_after frames).
+            state.paused = True
         elif state.pending is not None:
             if kind != p.INPUT_AFTER:
                 return False
@@ -884,8 +888,6 @@ class SandboxExecutor:
             state.results.append(CallResult(error=self._call_error(json.loads(payload))))
         elif kind == p.DONE and len(state.results) == n_calls:
             state.status = RunStatus.OK
-        elif kind == p.PAUSE and state.gate is not None and not state.paused and self._at(state):
-            state.paused = True
         else:
             return False
         return True
