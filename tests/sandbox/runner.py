@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 
 from grader.engine.executors.base import Gate
 from grader.engine.sandbox import SandboxExecutor, SandboxUnavailable
+from grader.engine.sandbox.executor import CpuPressure
 
 LEN = struct.Struct("<Q")
 
@@ -103,6 +104,8 @@ def main() -> None:
             elif op == "runs_busy":
                 # Runs with the pauses given before each; whether each counted as busy.
                 assert executor is not None
+                # The gap alone: what the machine's other tasks do must not decide a test.
+                executor.cpu_pressure = CpuPressure(None)
                 busy = []
                 for pause in kwargs["pauses"]:
                     time.sleep(pause)

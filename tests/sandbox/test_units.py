@@ -289,3 +289,30 @@ def test_a_pause_read_while_a_call_past_the_gate_is_half_written() -> None:
     assert result.status == "ok"
     assert [float(c.output[0]) for c in result.calls] == [0.0, 1.0, 2.0]
     assert float(result.calls[2].inputs_after[0][0]) == 5.0
+
+
+def test_cpu_pressure_is_the_share_of_time_tasks_waited(tmp_path: Path) -> None:
+    from grader.engine.sandbox.executor import BUSY_CPU_STALL, CpuPressure
+
+    psi = tmp_path / "cpu"
+    pressure = CpuPressure(str(psi))
+
+    def total(us: int) -> None:
+        psi.write_text(
+            f"some avg10=0.00 avg60=0.00 avg300=0.00 total={us}\n"
+            "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+        )
+
+    total(1_000_000)
+    assert pressure.stalled_share(10.0) is None  # the first look has nothing to compare
+    total(1_050_000)  # 50 ms of waiting in 0.1 s: a burst
+    assert pressure.stalled_share(10.1) == pytest.approx(0.5)
+    assert pressure.stalled_share(10.1) is None  # no time passed: no answer
+    total(1_060_000)
+    share = pressure.stalled_share(10.3)
+    assert share == pytest.approx(0.05) and share < BUSY_CPU_STALL
+    psi.unlink()  # no PSI here (or unreadable): the gap alone decides
+    assert pressure.stalled_share(10.4) is None
+    total(1_070_000)
+    assert pressure.stalled_share(10.5) is None  # starts over after the gap in its readings
+    assert CpuPressure(None).stalled_share(1.0) is None

@@ -56,11 +56,43 @@ MAX_TEXT_FRAME = 4 * L.ERROR_TEXT_MAX_CHARS + 4096
 # its queue) still finds one ready while the zygote forks the next.
 PREFORK_DEPTH = 2
 # A run starting within this long of the last one's end means the worker is busy: the children
-# forked then skip their warm-up. Alone, a worker draining a queue starts its next grade ~1 ms
-# after the last; in a burst, beside the web and the other pool process on two cores, 10 to
-# 25 ms after (storing, planning, the next message, the claim): at 10 ms three children in
-# four warmed up in a burst, each spending CPU the grades needed (bench/pipeline.py).
-BUSY_GAP_SECONDS = 0.1
+# forked then skip their warm-up (a worker draining a queue starts its next grade ~1 ms after).
+BUSY_GAP_SECONDS = 0.01
+# Busy too when, since the last run started, tasks of this machine waited for a CPU more than
+# this share of the time (the kernel's pressure stall information, "some"): a warm-up then
+# takes CPU the grades and the web need. In a burst beside the web on two cores, runs start
+# 7 to 17 ms apart (so the gap above missed half of them), and tasks waited 57-85% of the time;
+# at idle with runs 20 ms apart, 4-23% (bench/pipeline.py). Where the file is missing (no
+# PSI), the gap alone decides.
+BUSY_CPU_STALL = 0.4
+CPU_PRESSURE_FILE = "/proc/pressure/cpu"
+
+
+class CpuPressure:
+    """How much of the time since the last look tasks waited for a CPU (PSI's "some" total)."""
+
+    def __init__(self, path: str | None = CPU_PRESSURE_FILE) -> None:
+        self.path = path
+        self._last: tuple[float, int] | None = None
+
+    def _total_us(self) -> int | None:
+        if self.path is None:
+            return None
+        try:
+            with open(self.path, "rb") as f:
+                return int(f.readline().rsplit(b"=", 1)[1])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def stalled_share(self, now: float) -> float | None:
+        """The share since the last call (None at the first, or without PSI)."""
+        total, last = self._total_us(), self._last
+        self._last = (now, total) if total is not None else None
+        if total is None or last is None or now <= last[0]:
+            return None
+        return (total - last[1]) / 1e6 / (now - last[0])
+
+
 # How often the results before a gate are looked at while the child computes them (see _peek).
 PEEK_SECONDS = 0.0003
 # Encoded request parts kept for reuse (see _part): one per kind of exercise is enough.
@@ -223,6 +255,7 @@ class SandboxExecutor:
         self._parts: dict[tuple[int, ...], tuple[tuple[Call, ...], bytes]] = {}
         self._busy = False
         self._last_end = float("-inf")
+        self.cpu_pressure = CpuPressure()
         try:
             self._slot = launcher.SlotLock(slot)
         except (OSError, launcher.LaunchError) as e:
@@ -289,7 +322,8 @@ class SandboxExecutor:
 
     @property
     def busy(self) -> bool:
-        """Whether the last run started right after the one before (children skip warm-up)."""
+        """Whether the last run started right after the one before, or while tasks queued for
+        the CPU (the children forked then skip their warm-up)."""
         return self._busy
 
     @property
@@ -560,7 +594,10 @@ class SandboxExecutor:
         zygote = self._zygote
         assert zygote is not None
         started = time.monotonic()
-        self._busy = started - self._last_end < BUSY_GAP_SECONDS
+        stalled = self.cpu_pressure.stalled_share(started)
+        self._busy = started - self._last_end < BUSY_GAP_SECONDS or (
+            stalled is not None and stalled > BUSY_CPU_STALL
+        )
         child = self._take_child()
         state = _RunState(calls=calls, entry_point=entry_point, gate=gate)
         try:
