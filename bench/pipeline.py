@@ -12,7 +12,7 @@ and the end:
   alone; on PostgreSQL ($BENCH_DATABASE_URL) also the transactions and rows written per
   verdict. The burst runs alone (bench/pages.py measures pages while grading);
 - at idle and in the burst, the share of the time some task of the machine waited for a CPU
-  (/proc/pressure/cpu): how contended the CPU was (a warm-up rule on it was tried and reverted).
+  (/proc/pressure/cpu): how contended the CPU was, what decides whether a sandbox child warms up.
 Uses its own SQLite file (or $BENCH_DATABASE_URL), its own Redis port and web port.
 """
 
