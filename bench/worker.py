@@ -54,6 +54,11 @@ def main() -> int:
     import django
 
     django.setup()
+    from django.conf import settings
+
+    # No Redis here (see REDIS_URL): the question cache, which saving an exercise touches,
+    # stays in this process instead of logging a refused connection.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.db import connection
