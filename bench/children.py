@@ -10,6 +10,10 @@ zygote's reaped children included) and each child's minor page faults (from the 
 wait4, as it reports an exit). Runs: one tiny call (the floor), a correct grade, and a correct
 grade with its pictures, as the worker runs it. Our own trusted code only. Prints the load
 average at the start and the end.
+
+The baseline, measured in the same run: a bare ``os.fork()`` of a Python that has imported
+numpy (frozen for the collector, as the zygote is), the child doing one trivial numpy call and
+exiting: what any fresh process per submission costs here, with no layer, request or reply.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -41,6 +46,38 @@ def sandbox_cpu(pids: list[str]) -> float:
         fields = stat[stat.rindex(")") + 2 :].split()
         total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
     return total / os.sysconf("SC_CLK_TCK")
+
+
+# Run in a fresh interpreter of its own: it forks, and this process should not.
+BARE_FORK = """
+import gc, os, resource, sys
+import numpy as np
+gc.collect(); gc.freeze()
+runs = int(sys.argv[1])
+def cpu(who):
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime, r.ru_minflt
+(c0, f0), (p0, _) = cpu(resource.RUSAGE_CHILDREN), cpu(resource.RUSAGE_SELF)
+for _ in range(runs):
+    pid = os.fork()
+    if pid == 0:
+        float((np.ones(3) * 2).sum())
+        os._exit(0)
+    os.waitpid(pid, 0)
+(c1, f1), (p1, _) = cpu(resource.RUSAGE_CHILDREN), cpu(resource.RUSAGE_SELF)
+print((c1 - c0 + p1 - p0) / runs, (f1 - f0) / runs)
+"""
+
+
+def bare_fork(runs: int) -> tuple[float, float]:
+    """CPU seconds per fork (parent and child) and page faults per child of the baseline."""
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", BARE_FORK, str(runs)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return float(out[0]), float(out[1])
 
 
 def main() -> int:
@@ -106,13 +143,18 @@ def main() -> int:
                 rows.append((mode, name, cpu, statistics.median(faults) if faults else None))
     finally:
         ex.close()
+    base_cpu, base_faults = bare_fork(args.runs)
     print(f"load average at the end: {load()}")
     print()
+    print(
+        f"baseline: a bare fork of a numpy Python, one trivial call, exit   "
+        f"CPU per run {base_cpu * 1e3:6.2f} ms   page faults per child {base_faults:6.0f}"
+    )
     for mode, name, cpu, flt in rows:
         shown = f"{flt:6.0f}" if flt is not None else "     -"
         print(
             f"{mode:<5} {name:<34} sandbox CPU per run {cpu * 1e3:6.2f} ms   "
-            f"page faults per child (median) {shown}"
+            f"page faults per child (median) {shown}   {cpu / base_cpu:4.1f}x the baseline"
         )
     return 0
 
