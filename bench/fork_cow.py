@@ -20,20 +20,12 @@ import json
 import os
 import resource
 import sys
+from pathlib import Path
 
 import numpy as np
 
-SOURCE = """
-import numpy as np
-def attention(q, k, v, mask=None):
-    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
-    if mask is not None:
-        s = np.where(mask, s, -np.inf)
-    s = s - s.max(axis=-1, keepdims=True)
-    w = np.exp(s)
-    w /= w.sum(axis=-1, keepdims=True)
-    return w @ v
-"""
+# The attention every benchmark grades (read here: the child compiles it as a submission).
+SOURCE = (Path(__file__).resolve().parent / "correct_attention.py").read_text()
 
 
 def child() -> None:
