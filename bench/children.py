@@ -7,9 +7,9 @@ then killed) is the largest part of a verdict's CPU in a burst (bench/pipeline.p
 prints, for runs 30 ms apart (idle: children warm up while waiting) and back to back (busy:
 they skip the warm-up), the CPU of the zygote and its children per run (from /proc, the
 zygote's reaped children included), and each child's own CPU and minor page faults (from the
-zygote's wait4, as it reports an exit): the rest of a run's CPU is the zygote's. Runs: one tiny call (the floor), a correct grade, and a correct
-grade with its pictures, as the worker runs it. Our own trusted code only. Prints the load
-average at the start and the end.
+zygote's wait4, as it reports an exit): the rest of a run's CPU is the zygote's. Runs: one
+tiny call (the floor), a correct grade, and a correct grade with its pictures, as the worker
+runs it. Our own trusted code only. Prints the load average at the start and the end.
 
 The baseline, measured in the same run: a bare ``os.fork()`` of a Python that has imported
 numpy (frozen for the collector, as the zygote is), the child doing one trivial numpy call and
