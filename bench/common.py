@@ -1,8 +1,12 @@
-"""What every benchmark prints the same way: the load average, percentiles."""
+"""What every benchmark prints the same way (the load average, percentiles), and the process
+table some of them read."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+_TICK = os.sysconf("SC_CLK_TCK")
 
 
 def load() -> str:
@@ -14,3 +18,37 @@ def pct(values: list[float], q: float) -> float:
     """The q-th percentile (nearest rank) of ``values``."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def processes() -> dict[int, tuple[int, str, float]]:
+    """pid -> (parent pid, command name, CPU seconds used by it and its reaped children)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        found[int(entry.name)] = (int(fields[1]), name, sum(map(int, fields[11:15])) / _TICK)
+    return found
+
+
+def children_of(procs: dict[int, tuple[int, str, float]]) -> dict[int, list[int]]:
+    """parent pid -> its children's pids, from ``processes()``."""
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    return children
+
+
+def tree(children: dict[int, list[int]], pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += children.get(p, [])
+    return out

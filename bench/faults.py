@@ -26,28 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import load  # noqa: E402
-
-
-def descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = collections.defaultdict(list)
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue
-        children[int(text[text.rindex(")") + 2 :].split()[1])].append(int(stat.parent.name))
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += children.get(p, [])
-    return out
+from bench.common import children_of, load, processes, tree  # noqa: E402
 
 
 def python_zygote(outer: int) -> int:
     """The zygote's Python under bubblewrap: the first python3 below the launcher."""
-    for pid in sorted(descendants(outer)):
+    for pid in sorted(tree(children_of(processes()), outer)):
         if Path(f"/proc/{pid}/comm").read_text().strip() == "python3":
             return pid
     raise RuntimeError("no python3 zygote below the sandbox launcher")

@@ -39,7 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import load, pct  # noqa: E402
+from bench.common import children_of, load, pct, processes, tree  # noqa: E402
 
 PY = sys.executable
 REDIS_PORT = 6393
@@ -308,47 +308,18 @@ with connection.cursor() as c:
 """
 
 
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _processes() -> dict[int, tuple[int, str, float]]:
-    """pid -> (parent pid, command name, CPU seconds used by it and its reaped children)."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2 :].split()
-        found[int(entry.name)] = (int(fields[1]), name, sum(map(int, fields[11:15])) / _TICK)
-    return found
-
-
 def cpu_by_part(stack: Stack) -> dict[str, float]:
     """CPU seconds so far of each part of the stack: the web, Celery's main process, its pool
     processes, the sandboxes (zygotes and their children, reaped into the zygotes' counts),
     Redis, and PostgreSQL's server processes (all of them: run it on a quiet server)."""
-    procs = _processes()
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _, _) in procs.items():
-        children.setdefault(ppid, []).append(pid)
-
-    def tree(pid: int) -> list[int]:
-        out, todo = [], [pid]
-        while todo:
-            p = todo.pop()
-            out.append(p)
-            todo += children.get(p, [])
-        return out
+    procs = processes()
+    children = children_of(procs)
 
     redis, celery, web = (p.pid for p in stack.procs[:3])
     pool = children.get(celery, [])
-    sandbox = [p for child in pool for q in children.get(child, []) for p in tree(q)]
+    sandbox = [p for child in pool for q in children.get(child, []) for p in tree(children, q)]
     parts = {
-        "web (gunicorn)": tree(web),
+        "web (gunicorn)": tree(children, web),
         "celery main": [celery] + [p for p in children.get(celery, []) if p not in pool],
         "celery pool (grading, judging, DB)": pool,
         "sandboxes (zygotes, children)": sandbox,
