@@ -44,6 +44,7 @@ from grader.services.submissions import (
     SubmissionRejected,
     submission_create,
 )
+from quizsite.fields import LongTextField
 from quizsite.schema import TEXT_PATTERN
 
 # The submission limit is the service's (one limit whatever the path); kept here for callers.
@@ -99,7 +100,7 @@ class SubmissionPagination(pagination.PageNumberPagination):
 
 
 @extend_schema_field({"type": "string", "maxLength": CODE_MAX_BYTES, "pattern": TEXT_PATTERN})
-class CodeField(serializers.CharField):
+class CodeField(LongTextField):
     """Python source; its schema says what the service accepts (not blank, no NUL)."""
 
 

@@ -20,6 +20,7 @@ from questions import selectors, services
 from questions.models import Attempt, Level, Question
 from questions.rendering import render_markdown
 from questions.selectors import Owner, QuestionPage
+from quizsite.fields import LongTextField
 from quizsite.parsers import BoundedJSONParser
 from quizsite.schema import TEXT_PATTERN
 
@@ -83,7 +84,7 @@ class QuestionDetailSerializer(QuestionSerializer):
         "pattern": TEXT_PATTERN,
     }
 )
-class AnswerTextField(serializers.CharField):
+class AnswerTextField(LongTextField):
     """The answer text; its schema says what answer_text_clean accepts."""
 
 

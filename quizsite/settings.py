@@ -301,6 +301,10 @@ PERMISSIONS_POLICY = (
 
 # Celery. The Submission row is the source of truth; the broker only carries ids.
 CELERY_BROKER_URL = REDIS_URL
+# kombu's Redis transport, with one client per connection pool instead of one per command.
+# Plain redis:// only: for any other scheme (rediss:// turns TLS on) kombu picks its own.
+if CELERY_BROKER_URL.startswith("redis://"):
+    CELERY_BROKER_TRANSPORT = "quizsite.broker:Transport"
 # JSON only: a task message is an id, and pickle on a broker is remote code execution.
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
