@@ -1,5 +1,5 @@
 """What every benchmark prints the same way (the load average, percentiles), and the process
-table some of them read."""
+table some of them read (its tree: grader.engine.sandbox.launcher.process_tree)."""
 
 from __future__ import annotations
 
@@ -34,21 +34,3 @@ def processes() -> dict[int, tuple[int, str, float]]:
         fields = stat[stat.rindex(")") + 2 :].split()
         found[int(entry.name)] = (int(fields[1]), name, sum(map(int, fields[11:15])) / _TICK)
     return found
-
-
-def children_of(procs: dict[int, tuple[int, str, float]]) -> dict[int, list[int]]:
-    """parent pid -> its children's pids, from ``processes()``."""
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _, _) in procs.items():
-        children.setdefault(ppid, []).append(pid)
-    return children
-
-
-def tree(children: dict[int, list[int]], pid: int) -> list[int]:
-    """``pid`` and every process below it."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += children.get(p, [])
-    return out

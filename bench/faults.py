@@ -26,12 +26,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import children_of, load, processes, tree  # noqa: E402
+from bench.common import load  # noqa: E402
+from grader.engine.sandbox.launcher import process_tree  # noqa: E402
 
 
 def python_zygote(outer: int) -> int:
     """The zygote's Python under bubblewrap: the first python3 below the launcher."""
-    for pid in sorted(tree(children_of(processes()), outer)):
+    for pid in sorted(process_tree(outer)):
         if Path(f"/proc/{pid}/comm").read_text().strip() == "python3":
             return pid
     raise RuntimeError("no python3 zygote below the sandbox launcher")

@@ -39,7 +39,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import children_of, load, pct, processes, tree  # noqa: E402
+from bench.common import load, pct, processes  # noqa: E402
+from grader.engine.sandbox.executor import CpuPressure  # noqa: E402
+from grader.engine.sandbox.launcher import process_children, process_tree  # noqa: E402
 
 PY = sys.executable
 REDIS_PORT = 6393
@@ -313,13 +315,14 @@ def cpu_by_part(stack: Stack) -> dict[str, float]:
     processes, the sandboxes (zygotes and their children, reaped into the zygotes' counts),
     Redis, and PostgreSQL's server processes (all of them: run it on a quiet server)."""
     procs = processes()
-    children = children_of(procs)
+    children = process_children()
 
     redis, celery, web = (p.pid for p in stack.procs[:3])
     pool = children.get(celery, [])
-    sandbox = [p for child in pool for q in children.get(child, []) for p in tree(children, q)]
+    zygotes = [q for child in pool for q in children.get(child, [])]
+    sandbox = [p for q in zygotes for p in process_tree(q, children)]
     parts = {
-        "web (gunicorn)": tree(children, web),
+        "web (gunicorn)": process_tree(web, children),
         "celery main": [celery] + [p for p in children.get(celery, []) if p not in pool],
         "celery pool (grading, judging, DB)": pool,
         "sandboxes (zygotes, children)": sandbox,
@@ -335,20 +338,11 @@ def cpu_self() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def cpu_waited() -> tuple[float, float] | None:
-    """(now, seconds so far that some task of this machine waited for a CPU): the kernel's
-    pressure stall information."""
-    try:
-        with open("/proc/pressure/cpu") as f:
-            return time.monotonic(), int(f.readline().rsplit("=", 1)[1]) / 1e6
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def waited_share(before: tuple[float, float] | None, after: tuple[float, float] | None) -> str:
-    if before is None or after is None:
-        return "not known (no /proc/pressure/cpu)"
-    return f"{(after[1] - before[1]) / (after[0] - before[0]):.0%} of the time"
+def waited_share(pressure: CpuPressure) -> str:
+    """The share of the time since ``pressure``'s last look that some task of this machine
+    waited for a CPU (the kernel's pressure stall information), as printed."""
+    share = pressure.stalled_share(time.monotonic())
+    return "not known (no /proc/pressure/cpu)" if share is None else f"{share:.0%} of the time"
 
 
 def main() -> None:
@@ -382,12 +376,13 @@ def main() -> None:
         base = sandbox_grade_baseline(stack, args.idle)
         for _ in range(5):
             submit_and_wait(tokens[0])
-        idle_start = cpu_waited()
+        pressure = CpuPressure()
+        waited_share(pressure)  # from now
         sent: dict[int, float] = {}  # id -> when its POST was sent
         for _ in range(args.idle):
             at, sub = submit_and_wait(tokens[0])
             sent[sub["id"]] = at
-        idle_waited = waited_share(idle_start, cpu_waited())
+        idle_waited = waited_share(pressure)
         stored = json.loads(stack.run("shell", "-v", "0", "-c", STORED_AT.format(ids=list(sent))))
         idle = [stored[str(pk)] - at for pk, at in sent.items()]
         rows = json.loads(stack.run("shell", "-v", "0", "-c", BURST_STATS.format(ids=list(sent))))
@@ -414,7 +409,8 @@ def main() -> None:
 
         on_pg = database.startswith("postgres")
         before = stack.run("shell", "-v", "0", "-c", PG_WRITES).split() if on_pg else None
-        cpu_before, self_before, burst_start = cpu_by_part(stack), cpu_self(), cpu_waited()
+        cpu_before, self_before = cpu_by_part(stack), cpu_self()
+        waited_share(pressure)  # from now
         ids: list[int] = []
         lock = threading.Lock()
         t0 = time.perf_counter()
@@ -439,7 +435,7 @@ def main() -> None:
             while finished() < len(ids) and time.monotonic() < deadline:
                 time.sleep(0.5)
         cpu_after, self_after = cpu_by_part(stack), cpu_self()
-        burst_waited = waited_share(burst_start, cpu_waited())
+        burst_waited = waited_share(pressure)
         stats = json.loads(stack.run("shell", "-v", "0", "-c", BURST_STATS.format(ids=ids)))
         after = stack.run("shell", "-v", "0", "-c", PG_WRITES).split() if on_pg else None
         span = stats["last"] - stats["first"]

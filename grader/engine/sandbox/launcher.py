@@ -224,9 +224,10 @@ def cgroup_clear(group: Path | None) -> int:
     return killed
 
 
-def process_tree(root: int) -> list[int]:
-    """root and its descendants (host pids), from /proc/*/stat (no /proc/*/children here)."""
-    parents: dict[int, list[int]] = {}
+def process_children() -> dict[int, list[int]]:
+    """parent pid -> its children's pids (host pids), from /proc/*/stat (no /proc/*/children
+    here)."""
+    children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -236,12 +237,19 @@ def process_tree(root: int) -> list[int]:
             continue
         # The command name may hold spaces or parentheses: fields resume after the last ")".
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        parents.setdefault(ppid, []).append(int(entry.name))
+        children.setdefault(ppid, []).append(int(entry.name))
+    return children
+
+
+def process_tree(root: int, children: dict[int, list[int]] | None = None) -> list[int]:
+    """root and its descendants, in ``children`` (by default the process table now)."""
+    if children is None:
+        children = process_children()
     tree, todo = [], [root]
     while todo:
         pid = todo.pop()
         tree.append(pid)
-        todo.extend(parents.get(pid, []))
+        todo.extend(children.get(pid, []))
     return tree
 
 
