@@ -26,6 +26,14 @@ def _fresh_cache() -> Iterator[None]:
 
 
 @pytest.fixture
+def rate_window() -> None:
+    """For a test that counts against a rate limit: keep it inside one window of the clock."""
+    from tests.limits import rate_window_fresh
+
+    rate_window_fresh()
+
+
+@pytest.fixture
 def seed_content(db: None) -> None:
     """The seed questions and explainer page.
 

@@ -126,6 +126,7 @@ def test_a_reset_mails_a_one_time_link_to_the_address() -> None:
     assert b"Choose a new password" in form.content
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_reset_requests_are_limited_per_client(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "password_reset": "2/hour"}
     get_user_model().objects.create_user("cy", email="cy@example.com", password=PASSWORD)
@@ -142,6 +143,7 @@ def test_reset_requests_are_limited_per_client(settings) -> None:
     assert len(mail.outbox) == 1
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_reset_requests_are_limited_per_address_whatever_the_client(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "password_reset": "2/hour"}
     get_user_model().objects.create_user("dee", email="dee@example.com", password=PASSWORD)

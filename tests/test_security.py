@@ -220,6 +220,7 @@ def test_the_admin_login_locks_out_too(settings) -> None:
     assert response.status_code == 429
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_token_creation_locks_out_and_is_throttled(settings) -> None:
     settings.AXES_FAILURE_LIMIT = 2
     user("ann")
@@ -244,6 +245,7 @@ def test_token_creation_locks_out_and_is_throttled(settings) -> None:
 # --- 5: one limit per user and action, whatever the path ----------------------------------
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_the_page_form_and_the_api_share_the_submission_limit(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "submissions": "3/min"}
     settings.GRADER_MAX_QUEUED_PER_USER = 100
@@ -263,6 +265,7 @@ def test_the_page_form_and_the_api_share_the_submission_limit(settings) -> None:
     assert Submission.objects.count() == 3
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_sign_up_is_limited_per_client(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "signup": "2/hour"}
     created = []
@@ -280,6 +283,7 @@ def test_sign_up_is_limited_per_client(settings) -> None:
     assert get_user_model().objects.count() == 2
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_anonymous_answers_are_limited_per_client(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "answers_anon": "2/min"}
     codes = []

@@ -6,6 +6,7 @@ from rest_framework.test import APIClient
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_anonymous_api_calls_are_throttled_with_429(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "anon": "3/min"}
     client = APIClient()
@@ -13,6 +14,7 @@ def test_anonymous_api_calls_are_throttled_with_429(settings) -> None:
     assert codes == [200, 200, 200, 429]
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_a_changing_forwarded_header_buys_no_fresh_limit(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "anon": "3/min"}
     client = APIClient()
@@ -23,6 +25,7 @@ def test_a_changing_forwarded_header_buys_no_fresh_limit(settings) -> None:
     assert codes == [200, 200, 200, 429, 429, 429]
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_behind_one_proxy_the_address_it_saw_counts(settings) -> None:
     settings.NUM_PROXIES = 1
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "anon": "2/min"}

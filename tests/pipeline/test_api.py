@@ -135,6 +135,7 @@ def test_queue_cap_is_429_with_a_clear_message() -> None:
     assert response.json()["detail"] == services.MSG_TOO_MANY_QUEUED.format(n=1)
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_throttle_is_429_with_a_clear_message(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "submissions": "2/min"}
     settings.GRADER_MAX_QUEUED_PER_USER = 10

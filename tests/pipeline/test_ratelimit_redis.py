@@ -25,12 +25,14 @@ def redis_cache(redis_server: Redis):  # type: ignore[no-untyped-def]
         caches["default"].clear()
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_a_limit_counts_in_redis_and_refuses_past_the_rate(redis_cache) -> None:  # type: ignore[no-untyped-def]
     waits = [rate_limit_hit(scope="t", ident="7", rate="3/min") for _ in range(5)]
     assert waits[:3] == [None, None, None]
     assert all(w is not None and 1.0 <= w <= 60.0 for w in waits[3:])
 
 
+@pytest.mark.usefixtures("rate_window")
 def test_the_counter_expires_and_reads_back_through_the_cache_api(redis_cache) -> None:  # type: ignore[no-untyped-def]
     rate_limit_hit(scope="t", ident="8", rate="3/min")
     rate_limit_hit(scope="t", ident="8", rate="3/min")

@@ -125,6 +125,7 @@ def test_the_api_accepts_a_run_with_202_and_only_its_owner_reads_it() -> None:
     assert Submission.objects.count() == 0
 
 
+@pytest.mark.usefixtures("rate_window")
 @pytest.mark.django_db
 def test_the_runs_limit_is_one_for_the_page_and_the_api(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "runs": "2/min"}
