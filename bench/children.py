@@ -14,6 +14,9 @@ runs it. Our own trusted code only. Prints the load average at the start and the
 The baseline, measured in the same run: a bare ``os.fork()`` of a Python that has imported
 numpy (frozen for the collector, as the zygote is), the child doing one trivial numpy call and
 exiting: what any fresh process per submission costs here, with no layer, request or reply.
+Also in the same run: what one copy-on-write page fault costs here (children of the baseline
+that write one byte in each of COW_PAGES pages of the parent's memory, against those that
+write none), and so what each row's faults cost at that price.
 """
 
 from __future__ import annotations
@@ -52,32 +55,44 @@ def sandbox_cpu(pids: list[str]) -> float:
 BARE_FORK = """
 import gc, os, resource, sys
 import numpy as np
+runs, pages = int(sys.argv[1]), int(sys.argv[2])
+parent_pages = bytearray(pages * 4096)
+for i in range(0, len(parent_pages), 4096):
+    parent_pages[i] = 1  # faulted in here: a child's first write to each is a copy-on-write
 gc.collect(); gc.freeze()
-runs = int(sys.argv[1])
 def cpu(who):
     r = resource.getrusage(who)
     return r.ru_utime + r.ru_stime, r.ru_minflt
-(c0, f0), (p0, _) = cpu(resource.RUSAGE_CHILDREN), cpu(resource.RUSAGE_SELF)
-for _ in range(runs):
-    pid = os.fork()
-    if pid == 0:
-        float((np.ones(3) * 2).sum())
-        os._exit(0)
-    os.waitpid(pid, 0)
-(c1, f1), (p1, _) = cpu(resource.RUSAGE_CHILDREN), cpu(resource.RUSAGE_SELF)
-print((c1 - c0 + p1 - p0) / runs, (f1 - f0) / runs)
+def forks(write):
+    (c0, f0), (p0, _) = cpu(resource.RUSAGE_CHILDREN), cpu(resource.RUSAGE_SELF)
+    for _ in range(runs):
+        pid = os.fork()
+        if pid == 0:
+            float((np.ones(3) * 2).sum())
+            for i in range(0, len(parent_pages) if write else 0, 4096):
+                parent_pages[i] = 2
+            os._exit(0)
+        os.waitpid(pid, 0)
+    (c1, f1), (p1, _) = cpu(resource.RUSAGE_CHILDREN), cpu(resource.RUSAGE_SELF)
+    return (c1 - c0 + p1 - p0) / runs, (f1 - f0) / runs
+bare, written = forks(False), forks(True)
+print(*bare, (written[0] - bare[0]) / (written[1] - bare[1]))
 """
+# The pages the copy-on-write measurement's children write: about what a grade's child faults.
+COW_PAGES = 1000
 
 
-def bare_fork(runs: int) -> tuple[float, float]:
-    """CPU seconds per fork (parent and child) and page faults per child of the baseline."""
+def bare_fork(runs: int) -> tuple[float, float, float]:
+    """CPU seconds per fork (parent and child) and page faults per child of the baseline, and
+    the CPU seconds one copy-on-write fault costs: children that write one byte in each of
+    COW_PAGES pages of the parent's memory, against children of the baseline that write none."""
     out = subprocess.run(
-        [sys.executable, "-I", "-c", BARE_FORK, str(runs)],
+        [sys.executable, "-I", "-c", BARE_FORK, str(runs), str(COW_PAGES)],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.split()
-    return float(out[0]), float(out[1])
+    return float(out[0]), float(out[1]), float(out[2])
 
 
 def main() -> int:
@@ -147,20 +162,25 @@ def main() -> int:
                 rows.append((mode, name, cpu, own, statistics.median(faults) if faults else None))
     finally:
         ex.close()
-    base_cpu, base_faults = bare_fork(args.runs)
+    base_cpu, base_faults, per_fault = bare_fork(args.runs)
     print(f"load average at the end: {load()}")
     print()
     print(
         f"baseline: a bare fork of a numpy Python, one trivial call, exit   "
         f"CPU per run {base_cpu * 1e3:6.2f} ms   page faults per child {base_faults:6.0f}"
     )
+    print(
+        f"one copy-on-write fault (children writing {COW_PAGES} pages of the parent's memory, "
+        f"against none): {per_fault * 1e6:.2f} us"
+    )
     for mode, name, cpu, own, flt in rows:
         shown = f"{flt:6.0f}" if flt is not None else "     -"
         mine = f"{own * 1e3:5.2f} ms" if own is not None else "   -    "
+        paid = f"{flt * per_fault * 1e3:5.2f} ms" if flt is not None else "   -    "
         print(
             f"{mode:<5} {name:<34} sandbox CPU per run {cpu * 1e3:6.2f} ms "
-            f"(the child itself {mine})   page faults per child (median) {shown}   "
-            f"{cpu / base_cpu:4.1f}x the baseline"
+            f"(the child itself {mine})   page faults per child (median) {shown} "
+            f"(at that cost {paid})   {cpu / base_cpu:4.1f}x the baseline"
         )
     return 0
 
