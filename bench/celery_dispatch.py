@@ -4,7 +4,7 @@
 
 Not part of `make bench`: it explains bench/pipeline.py's "celery main" and part of its pool
 CPU. Starts a Redis of its own (port 6405), publishes ``--tasks`` no-op tasks with the project's
-broker transport and task settings (acks late, a prefetch of one, JSON, results ignored), and
+Celery settings (its broker transport, acks late, a prefetch of one, JSON, results ignored), and
 reads the CPU that the workers' processes used until the queue is empty. The workers load the
 Django settings as the project's do, so Celery's Django fixup runs around each task:
 - prefork: one ``celery worker --concurrency=2``, as the project runs it (main process and two
@@ -37,21 +37,13 @@ PORT = 6405
 QUEUE = "celery"
 # Django's settings, as a worker of the project has them: Celery's Django fixup then runs around
 # each task as it does there (importing the broker transport would set quizsite.settings, which
-# wants a SECRET_KEY from the environment).
+# wants a SECRET_KEY from the environment). The broker is this benchmark's own Redis.
+os.environ["REDIS_URL"] = f"redis://127.0.0.1:{PORT}/0"
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
-app = Celery("bench_dispatch", broker=f"redis://127.0.0.1:{PORT}/0")
-# The task settings of quizsite/settings.py that shape a message's handling.
-app.conf.update(
-    broker_transport="quizsite.broker:Transport",
-    task_serializer="json",
-    accept_content=["json"],
-    task_ignore_result=True,
-    task_acks_late=True,
-    task_reject_on_worker_lost=True,
-    worker_prefetch_multiplier=1,
-    worker_hijack_root_logger=False,
-    broker_connection_retry_on_startup=True,
-)
+# The project's Celery settings (transport, acks late, a prefetch of one, JSON, results
+# ignored), read as quizsite/celery.py reads them.
+app = Celery("bench_dispatch")
+app.config_from_object("django.conf:settings", namespace="CELERY")
 
 
 @app.task(name="bench.noop")
