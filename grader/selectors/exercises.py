@@ -87,8 +87,16 @@ def exercise_specs_forget() -> None:
     _SPECS.clear()
 
 
+def exercise_published_q(*, via: str = "") -> Q:
+    """The one rule of what a student may see: published exercises only. ``via`` is the path
+    to the exercise from the model queried ("exercise__", "submission__exercise__"), so every
+    student-facing read of a submission, Run or notice filters drafts the same way: a draft's
+    title must not reach a student through any page the exercise page itself refuses."""
+    return Q(**{f"{via}is_published": True})
+
+
 def exercise_list_published() -> QuerySet[Exercise]:
-    return Exercise.objects.filter(is_published=True).order_by("order", "slug")
+    return Exercise.objects.filter(exercise_published_q()).order_by("order", "slug")
 
 
 def exercise_list_with_progress(*, user: AbstractBaseUser) -> QuerySet[Exercise]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from django.db.models import Count, Q, QuerySet
 
 from grader.models import Exercise, Regrade, RegradeNotice, RegradePreview, Submission
+from grader.selectors.exercises import exercise_published_q
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -90,10 +91,11 @@ def regrade_final_submission_count(*, exercise: Exercise) -> int:
 def regrade_notices_unseen(
     *, user: AbstractBaseUser, exercise: Exercise | None = None
 ) -> QuerySet[RegradeNotice]:
-    """The student's notices not dismissed yet, newest first (one exercise's, if given)."""
+    """The student's notices not dismissed yet, newest first (one exercise's, if given), of
+    published exercises only."""
     if not user.is_authenticated:
         return RegradeNotice.objects.none()
-    qs = RegradeNotice.objects.filter(user=user, seen_at__isnull=True).select_related(
-        "submission__exercise"
-    )
+    qs = RegradeNotice.objects.filter(
+        exercise_published_q(via="submission__exercise__"), user=user, seen_at__isnull=True
+    ).select_related("submission__exercise")
     return qs.filter(submission__exercise=exercise) if exercise is not None else qs

@@ -20,6 +20,7 @@ from grader.engine.grading import visible_message
 from grader.engine.misconceptions import misconception_describe
 from grader.engine.sandbox import messages as sandbox_messages
 from grader.models import Exercise, ExerciseCheck, RegradePreview, Submission
+from grader.selectors.exercises import exercise_published_q
 from grader.selectors.misconceptions import misconceptions_described
 
 if TYPE_CHECKING:
@@ -43,7 +44,9 @@ GRADE_RATE_TTL_SECONDS = 2.0
 
 
 def submissions_of_user(*, user: AbstractBaseUser, exercise: Exercise | None = None) -> QuerySet:
-    qs = Submission.objects.filter(user=user).select_related("exercise")
+    """The user's own submissions, of published exercises only (what a student may see)."""
+    qs = Submission.objects.filter(exercise_published_q(via="exercise__"), user=user)
+    qs = qs.select_related("exercise")
     return qs.filter(exercise=exercise) if exercise is not None else qs
 
 
@@ -187,10 +190,11 @@ def submission_best_of_user(*, user: AbstractBaseUser, exercise: Exercise) -> Su
 
 
 def submission_get_for_user(*, user: AbstractBaseUser, submission_id: int) -> Submission | None:
-    """A student sees only their own submissions; staff who may view submissions see all."""
+    """A student sees only their own submissions, of published exercises; staff who may view
+    submissions see all."""
     qs = Submission.objects.select_related("exercise", "user")
     if not (user.is_staff and user.has_perm("grader.view_submission")):
-        qs = qs.filter(user=user)
+        qs = qs.filter(exercise_published_q(via="exercise__"), user=user)
     return qs.filter(pk=submission_id).first()
 
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from grader.engine.trials import visible_examples_view
 from grader.models import Exercise, TrialRun
+from grader.selectors.exercises import exercise_published_q
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -21,10 +22,12 @@ ID_MAX = 2**63 - 1
 
 
 def trial_run_get_for_user(*, user: AbstractBaseUser, trial_id: int) -> TrialRun | None:
-    """Only its owner reads a Run; for anyone else it does not exist (404, not 403)."""
+    """Only its owner reads a Run, of a published exercise; for anyone else it does not exist
+    (404, not 403)."""
     if not user.is_authenticated or not 0 < trial_id <= ID_MAX:  # SQLite overflows past 64 bits
         return None
-    return TrialRun.objects.select_related("exercise").filter(pk=trial_id, user=user).first()
+    qs = TrialRun.objects.select_related("exercise")
+    return qs.filter(exercise_published_q(via="exercise__"), pk=trial_id, user=user).first()
 
 
 def trial_run_is_stale(*, trial: TrialRun) -> bool:

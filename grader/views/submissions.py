@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from grader.forms import HistoryForm, StaffFilterForm, SubmitForm
 from grader.models import Exercise, Submission
+from grader.selectors.exercises import exercise_get_published
 from grader.selectors.misconceptions import misconception_choices
 from grader.selectors.submissions import (
     submission_checks_visible,
@@ -130,7 +131,7 @@ def status(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def history(request: HttpRequest, slug: str) -> HttpResponse:
-    exercise = get_object_or_404(Exercise, slug=slug)
+    exercise = exercise_get_published(slug=slug)
     submissions = submissions_of_user(user=request.user, exercise=exercise)
     query = HistoryForm(request.GET)
     if not query.is_valid():
