@@ -85,9 +85,14 @@ RLIMIT_FSIZE = 0
 # Per worker-slot pids cgroup, when the cgroup tree is writable: a fence on the whole zygote.
 CGROUP_PIDS_MAX = 128
 
-# Student code runs as uid/gid SLOT_UID_BASE + slot: one uid per worker slot, so the children of
-# two workers cannot signal or trace each other even if every other layer failed.
+# Student code runs as a uid/gid of its own: each worker slot owns CHILD_UIDS_PER_SLOT of them
+# (from SLOT_UID_BASE + slot * CHILD_UIDS_PER_SLOT), and its zygote gives every child one that no
+# other live child of the slot holds. So no child can change another's limits, priority or
+# placement (the kernel allows that between processes of one uid), neither the next child,
+# pre-forked while this one runs, nor another worker's, even if every other layer failed. Enough
+# for the running child, the pre-forked ones and one still dying.
 SLOT_UID_BASE = 61000
+CHILD_UIDS_PER_SLOT = 4
 MAX_SLOTS = 256
 
 # Starting a zygote takes ~0.15 s; allow for a loaded machine. A child that does not say it is

@@ -7,6 +7,7 @@ replies are length-prefixed pickles on stdin/stdout (both ends are our trusted t
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import pickle
@@ -31,8 +32,28 @@ class RootUidExecutor(SandboxExecutor):
 
     def _config(self, ctrl_fd: int) -> dict[str, Any]:
         config = super()._config(ctrl_fd)
-        config["uid"] = config["gid"] = 0
+        config["uids"] = [0]
         return config
+
+
+class UnstartableRunExecutor(SandboxExecutor):
+    """Asks for more memory than the hard limit its children were forked with, as when
+    something lowered a child's limits before its run: the child cannot start the run."""
+
+    @staticmethod
+    def _encode(calls: Any, *, code: Any = None, lim: Any = None, **kwargs: Any) -> bytes:
+        if code is not None and kwargs.get("entry_point") != "probe":  # not the self-check
+            lim = dataclasses.replace(lim, memory_mb=10**7)
+        return SandboxExecutor._encode(calls, code=code, lim=lim, **kwargs)
+
+
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{record.levelname} {record.getMessage()}")
 
 
 def read_msg(stream: Any) -> Any:
@@ -129,6 +150,17 @@ def main() -> None:
                 finally:
                     broken.close()
                 reply = (refused, result)
+            elif op == "unstartable":
+                # A run its child cannot start: what the caller gets, and what was logged.
+                lines = _Lines()
+                logging.getLogger("grader.engine.sandbox").addHandler(lines)
+                broken = UnstartableRunExecutor()
+                try:
+                    result = broken.run(**kwargs["run"])
+                finally:
+                    broken.close()
+                    logging.getLogger("grader.engine.sandbox").removeHandler(lines)
+                reply = (result, lines.lines)
             elif op == "kill_zygote":
                 # Trusted test code killing the sandbox from outside (as a crash would).
                 assert executor is not None and executor._zygote is not None

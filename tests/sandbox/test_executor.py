@@ -273,6 +273,26 @@ def test_fails_closed_when_a_layer_cannot_be_applied(
     assert result.calls == []
 
 
+def test_a_run_its_child_cannot_start_is_internal_and_logged(sandbox: FencedSandbox) -> None:
+    # None of the student's code ran: never charged to them (it used to be "Your code exited
+    # (exit status 70)"), and the worker's log says why.
+    result, logged = sandbox.call(
+        "unstartable",
+        run={
+            "code": CORRECT_ATTENTION,
+            "entry_point": "attention",
+            "calls": small_calls(1),
+            "limits": Limits(),
+        },
+    )
+    assert result.status == RunStatus.INTERNAL
+    assert result.message == M.MSG_INTERNAL
+    assert result.calls == []
+    assert any(line.startswith("ERROR") and "could not start its run" in line for line in logged), (
+        logged
+    )
+
+
 def test_zygote_death_is_repaired_transparently(sandbox: FencedSandbox) -> None:
     starts = sandbox.call("kill_zygote")
     calls = small_calls(2)

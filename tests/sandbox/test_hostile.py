@@ -6,6 +6,9 @@ The cases are data: tests/sandbox/hostile/*.py, each with header lines
     # limits: wall=<s> cpu=<s> memory=<MB>      optional, smaller limits keep the suite quick
     # check: <what> [<what>...]                 optional checks of the calls (see _check)
     # host-absent: <path> [<path>...]           files the attack tries to create on the host
+    # then: <case>                              optional: another case graded right after, on
+                                                the same worker, which must end as its own
+                                                header says (what one run left, the next finds)
 Every run goes through the fenced sandbox (see conftest.py and fence.py): never without it.
 """
 
@@ -46,6 +49,9 @@ ORDER = [
     "os_system",
     "ctypes_system",
     "ptrace_and_namespaces",
+    "ipc_find",
+    "ipc_leave",
+    "sibling_sabotage",
     "kill_all_counted",
     "kill_parent",
     "kill_pid1",
@@ -87,6 +93,7 @@ class Case:
     limits: Limits = field(default_factory=Limits)
     checks: list[str] = field(default_factory=list)
     host_absent: list[str] = field(default_factory=list)
+    then: str | None = None
 
 
 def load_case(path: Path) -> Case:
@@ -109,6 +116,7 @@ def load_case(path: Path) -> Case:
         ),
         checks=header.get("check", "").split(" ") if "check" in header else [],
         host_absent=header.get("host-absent", "").split(),
+        then=header.get("then"),
     )
 
 
@@ -176,22 +184,27 @@ def _check_message(case: Case, result: RunResult) -> None:
         raise AssertionError(f"unexpected status {result.status}")
 
 
+def _run_and_check(sandbox: FencedSandbox, case: Case, *, seed: int) -> None:
+    calls = small_calls(2, seed=seed)
+    result = sandbox.run(code=case.code, entry_point="attention", calls=calls, limits=case.limits)
+    assert result.status in case.statuses, (case.name, result.status, result.message, result.calls)
+    assert result.status != RunStatus.INTERNAL
+    _check_message(case, result)
+    _check(case, result, calls)
+
+
 @pytest.mark.parametrize("name", ORDER)
 def test_hostile_submission_is_contained(sandbox: FencedSandbox, name: str) -> None:
     case = load_case(HOSTILE_DIR / f"{name}.py")
     for path in case.host_absent:
         assert not os.path.exists(path), f"{path} exists before the test: clean it up"
-    calls = small_calls(2, seed=7)
     starts_before = sandbox.call("self_check")  # healthy and checked before the attack
 
-    result = sandbox.run(code=case.code, entry_point="attention", calls=calls, limits=case.limits)
-
-    assert result.status in case.statuses, (result.status, result.message, result.calls)
-    assert result.status != RunStatus.INTERNAL
-    _check_message(case, result)
-    _check(case, result, calls)
+    _run_and_check(sandbox, case, seed=7)
     for path in case.host_absent:
         assert not os.path.exists(path), f"the attack wrote {path} on the host"
+    if case.then is not None:
+        _run_and_check(sandbox, load_case(HOSTILE_DIR / f"{case.then}.py"), seed=9)
 
     # Still healthy: a correct grade right after, same zygote (not restarted), fast.
     good = small_calls(3, seed=8)

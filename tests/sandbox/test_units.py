@@ -162,7 +162,10 @@ def test_slots_are_exclusive() -> None:
             SandboxExecutor(slot=limits.MAX_SLOTS - 2, start=False)
         b = SandboxExecutor(start=False)
         try:
-            assert b.slot != a.slot and b.uid == limits.SLOT_UID_BASE + b.slot
+            assert b.slot != a.slot
+            first = limits.SLOT_UID_BASE + b.slot * limits.CHILD_UIDS_PER_SLOT
+            assert b.uids == tuple(range(first, first + limits.CHILD_UIDS_PER_SLOT))
+            assert not set(a.uids) & set(b.uids)  # no two workers' children share a uid
         finally:
             b.close()
     finally:
@@ -220,6 +223,7 @@ def test_a_pause_fits_the_calls_before_the_gate(sent_early: bool, done: int, ok:
 
     calls = [Call(args=(1.0,))] * 5
     state = _RunState(calls=calls, entry_point="f", gate=Gate(after=2, go_on=lambda _: True))
+    state.begun = True
     state.loaded, state.sent_early = True, sent_early
     state.results = [CallResult(output=np.zeros(1))] * done
     sandbox = object.__new__(SandboxExecutor)  # no zygote: only the frame logic runs
@@ -236,6 +240,7 @@ def test_a_pause_and_the_end_read_together_keep_every_result() -> None:
 
     calls = [Call(args=(1.0,))] * 5
     state = _RunState(calls=calls, entry_point="f", gate=Gate(after=2, go_on=lambda _: False))
+    state.begun = True  # the child set its state: its run began
     state.sent_early = True
     frames = p.frame(p.LOADED, b"")
     for i in range(5):
@@ -267,6 +272,7 @@ def test_a_pause_read_while_a_call_past_the_gate_is_half_written() -> None:
 
     calls = [Call(args=(1.0,))] * 2 + [Call(args=(np.zeros(1),), return_inputs=True)]
     state = _RunState(calls=calls, entry_point="f", gate=Gate(after=2, go_on=lambda _: True))
+    state.begun = True  # the child set its state: its run began
     state.sent_early = True
     frames = p.frame(p.LOADED, b"") + out(0.0) + out(1.0) + out(2.0)
     area = os.memfd_create("area-test")
@@ -316,3 +322,100 @@ def test_cpu_pressure_is_the_share_of_time_tasks_waited(tmp_path: Path) -> None:
     total(1_070_000)
     assert pressure.stalled_share(10.5) is None  # starts over after the gap in its readings
     assert CpuPressure(None).stalled_share(1.0) is None
+
+
+# --- between two children: the second layer and the state a run starts from -------------------
+
+
+def _in_child(fn: object) -> int:
+    """Run trusted test code in a forked child (whatever it loads stays there): its exit code,
+    0 when it returned True, 1 when False, 2 when it raised."""
+    pid = os.fork()
+    if pid == 0:
+        code = 2
+        try:
+            code = 0 if fn() else 1  # type: ignore[operator]
+        finally:
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def test_seccomp_denies_changing_another_process_and_every_ipc_object() -> None:
+    """The second layer alone: this test runs as root, so only the filter can refuse. Every
+    attempt on the parent would change nothing if it went through (its own values)."""
+    import ctypes
+    import resource
+
+    from grader.engine.sandbox.inside import layers
+
+    parent = os.getpid()
+
+    def attempts() -> bool:
+        layers.load_seccomp(os.getpid())
+        libc = ctypes.CDLL(None, use_errno=True)
+        set_ioprio = layers._ioprio_syscalls()[0]
+        nofile = resource.getrlimit(resource.RLIMIT_NOFILE)
+        refused = []
+        for attempt in (
+            lambda: resource.prlimit(parent, resource.RLIMIT_NOFILE, nofile),
+            lambda: os.setpriority(os.PRIO_PROCESS, parent, os.getpriority(os.PRIO_PROCESS, 0)),
+            lambda: os.setpriority(os.PRIO_USER, 0, os.getpriority(os.PRIO_PROCESS, 0)),
+            lambda: os.setpriority(os.PRIO_PGRP, 0, os.getpriority(os.PRIO_PROCESS, 0)),
+            lambda: os.sched_setaffinity(parent, os.sched_getaffinity(parent)),
+            lambda: os.sched_setscheduler(parent, os.sched_getscheduler(parent), os.sched_param(0)),
+            lambda: os.memfd_create("x"),
+        ):
+            try:
+                attempt()
+                refused.append(False)
+            except PermissionError:
+                refused.append(True)
+        refused.append(libc.syscall(set_ioprio, layers.IOPRIO_WHO_PROCESS, parent, 0) == -1)
+        refused.append(libc.shmget(0, 4096, 0o1000 | 0o600) == -1)
+        refused.append(libc.msgget(0, 0o1000 | 0o600) == -1)
+        refused.append(libc.semget(0, 1, 0o1000 | 0o600) == -1)
+        # Its own: still allowed (the harness sets its limits and priority this way).
+        resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
+        os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0))
+        os.sched_setaffinity(0, os.sched_getaffinity(0))
+        return all(refused)
+
+    assert _in_child(attempts) == 0
+
+
+def test_a_child_state_is_set_again_or_the_run_is_refused() -> None:
+    import resource
+
+    from grader.engine.sandbox.inside import layers
+
+    trusted = layers.process_state()
+
+    def restored() -> bool:
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (16, hard))
+        resource.setrlimit(
+            resource.RLIMIT_DATA, (1 << 20, resource.getrlimit(resource.RLIMIT_DATA)[1])
+        )
+        os.sched_setaffinity(0, {min(trusted.affinity)})
+        os.setpriority(os.PRIO_PROCESS, 0, min(trusted.niceness + 5, 19))
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        layers.process_state_set(trusted)  # as root here: everything can be undone
+        return layers.process_state() == trusted
+
+    def refused(change: str) -> bool:
+        if change == "hard-limit":
+            resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
+        else:
+            os.setpriority(os.PRIO_PROCESS, 0, min(trusted.niceness + 5, 19))
+        os.setresgid(65534, 65534, 65534)
+        os.setresuid(65534, 65534, 65534)  # no privilege left to undo it
+        try:
+            layers.process_state_set(trusted)
+        except layers.LayerError:
+            return True
+        return False
+
+    assert _in_child(restored) == 0
+    assert _in_child(lambda: refused("hard-limit")) == 0
+    if trusted.niceness < 19:
+        assert _in_child(lambda: refused("niceness")) == 0

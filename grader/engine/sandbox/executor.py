@@ -197,6 +197,7 @@ class _RunState:
     result_bytes: int = 0
     out: bytearray = field(default_factory=bytearray)
     out_total: int = 0
+    begun: bool = False  # the child set its state and is about to run the student's code
     loaded: bool = False
     area_pos: int = p.AREA_HEADER.size  # how far the result area has been read and parsed
     gate: Gate | None = None
@@ -263,7 +264,7 @@ class SandboxExecutor:
         self._cgroup = launcher.pids_cgroup(self._slot.slot)
         self.slot = self._slot.slot
         self.zygote_starts = 0  # how often a zygote was (re)started: tests assert it stays 1
-        self.uid = self._slot.uid
+        self.uids = self._slot.uids
         if start:
             try:
                 with self._lock:
@@ -345,8 +346,7 @@ class SandboxExecutor:
         """What the zygote and its children are told (nothing secret: it is visible inside)."""
         return {
             "ctrl_fd": ctrl_fd,
-            "uid": self._slot.uid,
-            "gid": self._slot.uid,
+            "uids": list(self._slot.uids),
             "allow_no_landlock": self.allow_no_landlock,
             "max_request_bytes": L.REQUEST_MAX_BYTES,
             "max_array_bytes": L.OUTPUT_ARRAY_MAX_BYTES,
@@ -362,7 +362,7 @@ class SandboxExecutor:
         }
 
     def _run_self_check(self) -> None:
-        code = selfcheck.PROBE_CODE.format(project=str(PROJECT_ROOT), uid=self._slot.uid)
+        code = selfcheck.PROBE_CODE.format(project=str(PROJECT_ROOT), uids=list(self._slot.uids))
         lim = Limits(wall_seconds=10.0, cpu_seconds=5.0, memory_mb=256)
         calls = selfcheck.probe_calls()
         request = self._encode(calls, code=code, entry_point="probe", lim=lim)
@@ -451,9 +451,9 @@ class SandboxExecutor:
                 abi,
             )
         log.info(
-            "sandbox: zygote up for slot %d (uid %d, Landlock ABI %d, pids cgroup %s)",
+            "sandbox: zygote up for slot %d (uids %s, Landlock ABI %d, pids cgroup %s)",
             self.slot,
-            self._slot.uid,
+            self._slot.uids,
             abi,
             self._cgroup or "none",
         )
@@ -880,7 +880,14 @@ class SandboxExecutor:
 
     def _frame(self, state: _RunState, kind: bytes, payload: bytes) -> bool:
         n_calls = len(state.calls)
-        if kind == p.SYNTAX and not state.loaded:
+        if kind == p.BEGIN and not state.begun:
+            state.begun = True
+        elif kind == p.LAYER_FAILED and not state.begun:
+            state.status = RunStatus.INTERNAL
+            state.message = payload.decode("utf-8", "replace")[:500]
+        elif not state.begun:
+            return False
+        elif kind == p.SYNTAX and not state.loaded:
             info = json.loads(payload)
             line, msg = info["line"], str(info["msg"])[:500]
             state.status = RunStatus.SYNTAX_ERROR
@@ -969,6 +976,16 @@ class SandboxExecutor:
             stdout += STDOUT_TRUNCATED.format(kib=L.STDOUT_KEEP_BYTES // 1024)
         status = killed_for or state.status
         message = ""
+        if not state.begun:
+            # Whatever ended it, none of the student's code ran: the sandbox failed, not them
+            # (retried elsewhere, never charged).
+            log.error(
+                "sandbox: a child of slot %d could not start its run (%s): %s",
+                self.slot,
+                status or "exited",
+                state.message,
+            )
+            return RunResult(RunStatus.INTERNAL, [], M.MSG_INTERNAL)
         if status is None:
             # It died before answering: the exit status tells why.
             info = json.loads(state.message)

@@ -112,7 +112,8 @@ def bwrap_argv(bwrap: str, ctrl_fd: int) -> list[str]:
 
 
 class SlotLock:
-    """A worker slot held with an flock for the executor's lifetime: slot n means uid base+n."""
+    """A worker slot held with an flock for the executor's lifetime: slot n owns the child uids
+    base + n * CHILD_UIDS_PER_SLOT onwards (see grader.engine.limits)."""
 
     def __init__(self, slot: int | None) -> None:
         SLOT_LOCK_DIR.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -132,8 +133,9 @@ class SlotLock:
         raise LaunchError("every sandbox slot is taken (or the requested one is)")
 
     @property
-    def uid(self) -> int:
-        return limits.SLOT_UID_BASE + self.slot
+    def uids(self) -> tuple[int, ...]:
+        first = limits.SLOT_UID_BASE + self.slot * limits.CHILD_UIDS_PER_SLOT
+        return tuple(range(first, first + limits.CHILD_UIDS_PER_SLOT))
 
     def release(self) -> None:
         if self._fd >= 0:

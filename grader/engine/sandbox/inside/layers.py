@@ -261,7 +261,46 @@ DENIED_SYSCALLS = (
     "rt_sigqueueinfo",
     "rt_tgsigqueueinfo",
     "tkill",
+    "process_madvise",
+    "process_mrelease",
+    # No System V or POSIX IPC objects and no memfd: they can outlive the run (a segment stays
+    # in the zygote's IPC namespace after its creator exits), be found by a later run under a
+    # known key, and pin memory outside the address-space limit.
+    "shmget",
+    "shmat",
+    "shmdt",
+    "shmctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
+    "memfd_create",
+    "memfd_secret",
 )
+
+# Allowed on the calling process only (its pid argument 0): the kernel also lets a process change
+# these for any other process of its uid, such as the zygote's next child.
+SELF_ONLY_SYSCALLS = (
+    "prlimit64",
+    "sched_setaffinity",
+    "sched_setscheduler",
+    "sched_setparam",
+    "sched_setattr",
+    "migrate_pages",
+    "move_pages",
+)
+PRIO_PROCESS = 0
+IOPRIO_WHO_PROCESS = 1
 
 CLONE_THREAD = 0x00010000
 
@@ -281,6 +320,14 @@ def _seccomp_filter(my_pid: int) -> object:
     # Signals only to itself (by pid or, for raise(), tgkill with its own tgid).
     f.add_rule(eperm, "kill", sc.Arg(0, sc.NE, my_pid))
     f.add_rule(eperm, "tgkill", sc.Arg(0, sc.NE, my_pid))
+    # Limits, priority, CPU placement and I/O priority: its own only ("who" 0 of a process;
+    # the group and user forms reach every process of the uid).
+    for name in SELF_ONLY_SYSCALLS:
+        f.add_rule(eperm, name, sc.Arg(0, sc.NE, 0))
+    f.add_rule(eperm, "setpriority", sc.Arg(0, sc.NE, PRIO_PROCESS))
+    f.add_rule(eperm, "setpriority", sc.Arg(1, sc.NE, 0))
+    f.add_rule(eperm, "ioprio_set", sc.Arg(0, sc.NE, IOPRIO_WHO_PROCESS))
+    f.add_rule(eperm, "ioprio_set", sc.Arg(1, sc.NE, 0))
     return f
 
 
@@ -347,16 +394,86 @@ def load_seccomp_program(program: SeccompProgram, my_pid: int) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
-# rlimits and the uid drop.
+# Limits, priority and placement; the uid drop.
 
 
-def set_rlimit(which: int, soft: int, hard: int) -> None:
+# ioprio has no Python API: the raw syscalls (set, get), by architecture.
+_IOPRIO_SYSCALLS = {"x86_64": (251, 252), "aarch64": (30, 31)}
+RLIMITS = tuple(
+    sorted(
+        {
+            getattr(resource, name)
+            for name in dir(resource)
+            if name.startswith("RLIMIT_") and isinstance(getattr(resource, name), int)
+        }
+    )
+)
+
+
+@dataclass(frozen=True)
+class ProcessState:
+    """What a process's scheduling and resources are: every rlimit, niceness, scheduling
+    policy, CPU affinity and I/O priority."""
+
+    rlimits: tuple[tuple[int, int, int], ...]  # (resource, soft, hard), every RLIMIT_*
+    niceness: int
+    policy: int
+    affinity: frozenset[int]
+    ioprio: int
+
+    def with_rlimits(self, wanted: dict[int, tuple[int, int]]) -> ProcessState:
+        """The same state with some rlimits replaced ({resource.RLIMIT_CPU: (soft, hard)})."""
+        return ProcessState(
+            rlimits=tuple((r, *wanted.get(r, (soft, hard))) for r, soft, hard in self.rlimits),
+            niceness=self.niceness,
+            policy=self.policy,
+            affinity=self.affinity,
+            ioprio=self.ioprio,
+        )
+
+
+def _ioprio_syscalls() -> tuple[int, int]:
     try:
-        resource.setrlimit(which, (soft, hard))
+        return _IOPRIO_SYSCALLS[os.uname().machine]
+    except KeyError:
+        raise LayerError(f"no ioprio syscalls known for {os.uname().machine}") from None
+
+
+def process_state() -> ProcessState:
+    """The calling process's own state."""
+    ioprio = _libc.syscall(_ioprio_syscalls()[1], IOPRIO_WHO_PROCESS, 0)
+    if ioprio < 0:
+        raise LayerError(f"ioprio_get: {os.strerror(ctypes.get_errno())}")
+    return ProcessState(
+        rlimits=tuple((r, *resource.getrlimit(r)) for r in RLIMITS),
+        niceness=os.getpriority(os.PRIO_PROCESS, 0),
+        policy=os.sched_getscheduler(0),
+        affinity=frozenset(os.sched_getaffinity(0)),
+        ioprio=ioprio,
+    )
+
+
+def process_state_set(state: ProcessState) -> None:
+    """Make the calling process's state exactly ``state``, whatever it was, and verify it.
+
+    Right before student code runs, from values the zygote read of itself (no child can change
+    the zygote): a change made meanwhile by anyone else is undone, or, where undoing it needs
+    a privilege the child lacks (a raised hard limit, a lower niceness), this raises LayerError
+    and the run is the sandbox's failure, not the student's.
+    """
+    try:
+        for which, soft, hard in state.rlimits:
+            resource.setrlimit(which, (soft, hard))
+        os.setpriority(os.PRIO_PROCESS, 0, state.niceness)
+        os.sched_setscheduler(0, state.policy, os.sched_param(0))
+        os.sched_setaffinity(0, state.affinity)
     except (OSError, ValueError) as e:
-        raise LayerError(f"setrlimit({which}, {soft}, {hard}): {e}") from e
-    if resource.getrlimit(which) != (soft, hard):
-        raise LayerError(f"rlimit {which} did not stick")
+        raise LayerError(f"cannot restore the process state: {e}") from e
+    if _libc.syscall(_ioprio_syscalls()[0], IOPRIO_WHO_PROCESS, 0, state.ioprio) < 0:
+        raise LayerError(f"ioprio_set: {os.strerror(ctypes.get_errno())}")
+    now = process_state()
+    if now != state:
+        raise LayerError(f"the process state did not stick: {now} != {state}")
 
 
 def vm_size_bytes() -> int:

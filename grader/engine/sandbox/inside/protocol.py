@@ -18,7 +18,10 @@ REQ_ARRAY = b"A"  # one input array: raw C-order bytes (dtype, shape in the head
 
 # Child -> parent (result pipe).
 READY = b"R"  # every layer applied; waiting for a request
-LAYER_FAILED = b"X"  # a layer could not be applied: nothing ran (the sandbox's fault)
+# A layer could not be applied, or the run could not start: no student code ran (the sandbox's
+# fault). Valid only before BEGIN.
+LAYER_FAILED = b"X"
+BEGIN = b"B"  # the request read and the process state set: the student's code runs next
 SYNTAX = b"S"  # JSON {line, msg}
 MISSING = b"M"  # entry point missing or not callable
 IMPORT = b"I"  # the module raised while loading: student traceback text
@@ -37,8 +40,8 @@ PAUSE = b"P"
 # map), so a grade costs the trusted side one wake-up instead of one per call, and the results
 # of finished calls survive a kill. The frames that end a run go through the result pipe, which
 # is what wakes the trusted side; it reads the area then (a copy, parsed as untrusted bytes).
-PIPE_KINDS = frozenset({SYNTAX, MISSING, IMPORT, MEMORY, OVERFLOW, DONE, PAUSE})
-AREA_KINDS = frozenset({LOADED, OUTPUT, INPUT_AFTER, CALL_ERROR})
+PIPE_KINDS = frozenset({LAYER_FAILED, SYNTAX, MISSING, IMPORT, MEMORY, OVERFLOW, DONE, PAUSE})
+AREA_KINDS = frozenset({BEGIN, LOADED, OUTPUT, INPUT_AFTER, CALL_ERROR})
 # The area starts with the committed length (u64, header included), then frames.
 AREA_HEADER = struct.Struct("<Q")
 

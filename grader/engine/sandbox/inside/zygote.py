@@ -133,7 +133,10 @@ def zygote_main() -> None:
             raise layers.LayerError(
                 "Landlock is not available and SANDBOX_ALLOW_NO_LANDLOCK is off"
             )
-        global SECCOMP
+        global SECCOMP, ZYGOTE_STATE
+        # Read here, where no child can reach (it runs as another uid): each child sets its
+        # own state from this, at the fork and again right before the student's code.
+        ZYGOTE_STATE = layers.process_state()
         try:
             SECCOMP = layers.seccomp_program()
         except Exception as e:  # each child builds the same filter itself, only slower
@@ -158,42 +161,69 @@ def zygote_main() -> None:
     serve(ctrl, cfg, ruleset)
 
 
+# How long a spawn waits for a child uid to come free (a killed child still dying holds its own).
+UID_WAIT_SECONDS = 5.0
+
+
+def reap(ctrl: socket.socket, live: dict[int, tuple[int, int]], pidfd: int) -> None:
+    """Reap one exited child and report its exit to the parent."""
+    pid, _ = live.pop(pidfd)
+    os.close(pidfd)
+    _, status, ru = os.wait4(pid, 0)
+    msg: dict[str, Any] = {
+        "op": "exit",
+        "pid": pid,
+        "cpu": ru.ru_utime + ru.ru_stime,
+        "maxrss_kb": ru.ru_maxrss,
+        "minflt": ru.ru_minflt,  # page faults: most of what a child costs (bench)
+    }
+    if os.WIFSIGNALED(status):
+        msg["signal"] = os.WTERMSIG(status)
+    else:
+        msg["code"] = os.WEXITSTATUS(status)
+    send(ctrl, msg)
+
+
+def free_uid(ctrl: socket.socket, cfg: dict[str, Any], live: dict[int, tuple[int, int]]) -> int:
+    """A uid of this slot that no live child holds, waiting for exits if need be: two children
+    never share a uid, so neither can change the other."""
+    import time
+
+    deadline = time.monotonic() + UID_WAIT_SECONDS
+    while True:
+        taken = {uid for _, uid in live.values()}
+        for uid in cfg["uids"]:
+            if uid not in taken:
+                return uid
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise layers.LayerError("every child uid of this slot is held by a live child")
+        for fd in select.select(list(live), [], [], left)[0]:
+            reap(ctrl, live, fd)
+
+
 def serve(ctrl: socket.socket, cfg: dict[str, Any], ruleset: layers.Ruleset | None) -> None:
-    live: dict[int, int] = {}  # pidfd -> pid
+    live: dict[int, tuple[int, int]] = {}  # pidfd -> (pid, uid)
     zygote_pid = os.getpid()
     while True:
         ready, _, _ = select.select([ctrl, *live], [], [])
         for fd in ready:
-            if fd is ctrl:
-                continue
-            pid = live.pop(fd)
-            os.close(fd)
-            _, status, ru = os.wait4(pid, 0)
-            msg: dict[str, Any] = {
-                "op": "exit",
-                "pid": pid,
-                "cpu": ru.ru_utime + ru.ru_stime,
-                "maxrss_kb": ru.ru_maxrss,
-                "minflt": ru.ru_minflt,  # page faults: most of what a child costs (bench)
-            }
-            if os.WIFSIGNALED(status):
-                msg["signal"] = os.WTERMSIG(status)
-            else:
-                msg["code"] = os.WEXITSTATUS(status)
-            send(ctrl, msg)
+            if fd is not ctrl and fd in live:
+                reap(ctrl, live, fd)
         if ctrl in ready:
             data = ctrl.recv(4096)
             if not data:  # the parent is gone: take everything down with us
-                for pid in live.values():
+                for pid, _ in live.values():
                     os.kill(pid, signal.SIGKILL)
                 os._exit(0)
             msg = json.loads(data)
             if msg["op"] == "spawn":
-                pid, pidfd = spawn(ctrl, cfg, ruleset, zygote_pid, warm=msg.get("warm", True))
-                live[pidfd] = pid
+                uid = free_uid(ctrl, cfg, live)
+                pid, pidfd = spawn(ctrl, cfg, ruleset, zygote_pid, uid, warm=msg.get("warm", True))
+                live[pidfd] = (pid, uid)
             elif msg["op"] == "kill":
                 # Only our own, not yet reaped children: a reaped pid could have been reused.
-                if msg["pid"] in live.values():
+                if any(pid == msg["pid"] for pid, _ in live.values()):
                     # Its process group (it is a session leader; it cannot fork, but a group
                     # kill is what the watchdog promises), then the pid in case setsid has
                     # not happened yet.
@@ -207,6 +237,7 @@ def spawn(
     cfg: dict[str, Any],
     ruleset: layers.Ruleset | None,
     zygote_pid: int,
+    uid: int,
     *,
     warm: bool = True,
 ) -> tuple[int, int]:
@@ -224,7 +255,7 @@ def spawn(
         code = p.EXIT_LAYER_FAILED
         try:
             ctrl.close()
-            code = child_main(cfg, ruleset, zygote_pid, req_r, res_w, out_w, area, warm=warm)
+            code = child_main(cfg, ruleset, zygote_pid, uid, req_r, res_w, out_w, area, warm=warm)
         finally:
             os._exit(code)  # never fall back into the zygote's loop
     for fd in (req_r, res_w, out_w):
@@ -244,6 +275,7 @@ def child_main(
     cfg: dict[str, Any],
     ruleset: layers.Ruleset | None,
     zygote_pid: int,
+    uid: int,
     req_r: int,
     res_w: int,
     out_w: int,
@@ -263,7 +295,7 @@ def child_main(
         global AREA
         AREA = ResultArea(p.CHILD_AREA_FD, cfg["area_bytes"])
         os.close(p.CHILD_AREA_FD)
-        apply_layers(cfg, ruleset)
+        apply_layers(cfg, ruleset, uid)
     except BaseException as e:
         with contextlib.suppress(OSError):
             p.write_all(res_fd, p.frame(p.LAYER_FAILED, f"{type(e).__name__}: {e}".encode()))
@@ -288,6 +320,11 @@ WARM_HEAP_BYTES = 512 * 1024
 
 # The seccomp filter, compiled once by the zygote (None: each child builds its own).
 SECCOMP: layers.SeccompProgram | None = None
+# The zygote's own state (limits, priority, placement), read before it forks any child.
+ZYGOTE_STATE: layers.ProcessState | None = None
+# A child's state once its layers are applied, computed from ZYGOTE_STATE and the configuration
+# only (never read back from the child, which the student's code could have changed).
+CHILD_STATE: layers.ProcessState | None = None
 
 
 def request_pending() -> bool:
@@ -343,25 +380,36 @@ def fixed_fds(
         os.close(p.CHILD_RULESET_FD)
 
 
-def apply_layers(cfg: dict[str, Any], ruleset: layers.Ruleset | None) -> None:
+def apply_layers(cfg: dict[str, Any], ruleset: layers.Ruleset | None, uid: int) -> None:
     import resource
 
     os.environ.clear()  # also unsetenv()s each variable
     os.chdir("/")
 
+    if ZYGOTE_STATE is None:
+        raise layers.LayerError("the zygote's state was never read")
     lim = cfg["rlimits"]
-    layers.set_rlimit(resource.RLIMIT_CORE, 0, 0)
-    layers.set_rlimit(resource.RLIMIT_FSIZE, lim["fsize"], lim["fsize"])
-    layers.set_rlimit(resource.RLIMIT_NOFILE, lim["nofile"], lim["nofile"])
-    layers.set_rlimit(resource.RLIMIT_NPROC, lim["nproc"], lim["nproc"])
-    layers.set_rlimit(resource.RLIMIT_MEMLOCK, 0, 0)
-    layers.set_rlimit(resource.RLIMIT_MSGQUEUE, 0, 0)
-    # The largest limits an instructor may set; each request lowers them to its own values.
-    layers.set_rlimit(resource.RLIMIT_CPU, lim["cpu_max"], lim["cpu_max"] + 1)
+    # Every limit from the zygote's, these lowered; the largest CPU and memory an instructor
+    # may set (each request lowers them to its own values).
     as_max = layers.vm_size_bytes() + lim["memory_max_mb"] * 2**20
-    layers.set_rlimit(resource.RLIMIT_AS, as_max, as_max)
+    global CHILD_STATE
+    CHILD_STATE = ZYGOTE_STATE.with_rlimits(
+        {
+            resource.RLIMIT_CORE: (0, 0),
+            resource.RLIMIT_FSIZE: (lim["fsize"], lim["fsize"]),
+            resource.RLIMIT_NOFILE: (lim["nofile"], lim["nofile"]),
+            resource.RLIMIT_NPROC: (lim["nproc"], lim["nproc"]),
+            resource.RLIMIT_MEMLOCK: (0, 0),
+            resource.RLIMIT_MSGQUEUE: (0, 0),
+            resource.RLIMIT_CPU: (lim["cpu_max"], lim["cpu_max"] + 1),
+            resource.RLIMIT_AS: (as_max, as_max),
+        }
+    )
+    layers.process_state_set(CHILD_STATE)
 
-    layers.drop_uid(cfg["uid"], cfg["gid"])
+    if uid not in cfg["uids"]:
+        raise layers.LayerError(f"uid {uid} is not one of this slot's")
+    layers.drop_uid(uid, uid)
     layers.prctl(layers.PR_SET_NO_NEW_PRIVS, 1)
     if layers.prctl(layers.PR_GET_NO_NEW_PRIVS) != 1:
         raise layers.LayerError("no_new_privs did not stick")
@@ -512,17 +560,30 @@ def handle_request(cfg: dict[str, Any]) -> int:
 
     try:
         header, code_bytes, blobs = read_part(cfg, first=True)
-    except ValueError:
+        # Every limit, the niceness, policy, affinity and I/O priority set again from trusted
+        # values, whatever happened since the fork; this request's CPU and memory limits
+        # lower than the ones set then.
+        assert CHILD_STATE is not None
+        cpu = int(header["cpu_seconds"])
+        as_limit = layers.vm_size_bytes() + int(header["memory_mb"]) * 2**20
+        layers.process_state_set(
+            CHILD_STATE.with_rlimits(
+                {
+                    resource.RLIMIT_CPU: (cpu, cpu + 1),
+                    resource.RLIMIT_AS: (as_limit, as_limit),
+                }
+            )
+        )
+    except Exception as e:  # none of the student's code has run: the sandbox's own failure
+        with contextlib.suppress(OSError):
+            p.write_all(
+                p.CHILD_RESULT_FD, p.frame(p.LAYER_FAILED, f"{type(e).__name__}: {e}".encode())
+            )
         return p.EXIT_LAYER_FAILED
+    emit(p.BEGIN)
     gated = bool(header.get("gate"))
     if not gated:
         os.close(p.CHILD_REQUEST_FD)
-
-    # This request's own limits, lower than the ones set before the request came.
-    cpu = header["cpu_seconds"]
-    layers.set_rlimit(resource.RLIMIT_CPU, cpu, cpu + 1)
-    as_limit = layers.vm_size_bytes() + header["memory_mb"] * 2**20
-    layers.set_rlimit(resource.RLIMIT_AS, as_limit, as_limit)
 
     max_chars = cfg["max_error_chars"]
     max_out = cfg["max_array_bytes"]
