@@ -47,6 +47,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Outside the session and CSRF middleware: it sees the cookies they set (static files,
+    # served above, are the same for everyone).
+    "quizsite.middleware.PrivateCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -170,7 +173,6 @@ REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
@@ -181,6 +183,11 @@ X_FRAME_OPTIONS = "DENY"
 # Proxies in front of the site that append to X-Forwarded-For. 0: the header is ignored and the
 # client is REMOTE_ADDR (a client can write any X-Forwarded-For it likes).
 NUM_PROXIES: int = env.int("NUM_PROXIES", default=0)
+# X-Forwarded-Proto says the request came over HTTPS only when our own proxy wrote it; without
+# one, any client could send it and be taken for a secure request (secure cookies over HTTP,
+# no redirect to HTTPS).
+if NUM_PROXIES > 0:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # Request bodies: refused with 413 from their Content-Length before anything reads them (the
 # largest legitimate body is an admin form with a question's Markdown, well under this).

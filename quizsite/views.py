@@ -27,6 +27,7 @@ from rest_framework.response import Response
 from quizsite.ratelimit import client_ip, rate_limit_hit
 from quizsite.schema import NO_NUL_PATTERN, TEXT_PATTERN
 from quizsite.throttles import TokenRateThrottle
+from quizsite.usernames import MSG_USERNAME_RESERVED, username_is_reserved
 
 MSG_SIGNUP_THROTTLED = "Too many sign-ups from your network. Wait {wait} seconds and try again."
 MSG_RESET_THROTTLED = (
@@ -114,6 +115,8 @@ class SignupForm(UserCreationForm):
         username = self.cleaned_data["username"]
         if not username_is_plain(username):
             raise forms.ValidationError(MSG_USERNAME_CHARACTERS, code="confusable")
+        if username_is_reserved(username):
+            raise forms.ValidationError(MSG_USERNAME_RESERVED, code="reserved")
         # "Student" next to "student" is a look-alike too.
         if get_user_model().objects.filter(username__iexact=username).exists():
             raise forms.ValidationError(MSG_USERNAME_TAKEN, code="unique")
