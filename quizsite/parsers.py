@@ -1,4 +1,4 @@
-"""The API's JSON parser, with a bound on nesting depth."""
+"""The API's JSON parser, with a bound on nesting depth, for every view whatever it lists."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from typing import Any
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.parsers import BaseParser, JSONParser
+from rest_framework.request import Request
 
 MSG_JSON_TOO_DEEP = "JSON nested deeper than {depth} levels."
 
@@ -38,3 +40,20 @@ class BoundedJSONParser(JSONParser):
         if json_depth_exceeds(data, limit):
             raise ParseError(MSG_JSON_TOO_DEEP.format(depth=limit))
         return data
+
+
+class BoundedContentNegotiation(DefaultContentNegotiation):
+    """Parse JSON with BoundedJSONParser on every view, whatever its ``parser_classes``.
+
+    DEFAULT_PARSER_CLASSES covers the views that keep the default, but a view may list its own
+    parsers, and third-party views do (the token view listed DRF's plain JSONParser, where a
+    deeply nested body was a RecursionError and a 500). Every view asks the negotiation class
+    of the settings which parser reads a body, so swapping any other JSON parser here holds
+    for views not written yet, and for whichever view serves a URL.
+    """
+
+    def select_parser(self, request: Request, parsers: Any) -> BaseParser | None:
+        parser = super().select_parser(request, parsers)
+        if isinstance(parser, JSONParser) and not isinstance(parser, BoundedJSONParser):
+            return BoundedJSONParser()
+        return parser

@@ -231,6 +231,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
+    # ...and it reads JSON for views that list their own parsers too (quizsite.parsers).
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "quizsite.parsers.BoundedContentNegotiation",
     "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
