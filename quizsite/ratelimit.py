@@ -123,3 +123,14 @@ def _count(key: str, *, timeout: int) -> int:
     except ValueError:  # expired between add and incr
         cache.add(key, 1, timeout=timeout)
         return 1
+
+
+def gap_claim(*, scope: str, ident: str, seconds: int) -> bool:
+    """Claim the next ``seconds`` for (scope, ident): True if nothing held them, so the caller
+    may act now; False while an earlier claim holds. One atomic add (SET NX with an expiry) in
+    the shared cache, so two web processes never both win; fails open like the limits."""
+    try:
+        return bool(cache.add(f"gap:{scope}:{ident}", 1, timeout=seconds))
+    except Exception:  # the cache is down: act (and say so) rather than never
+        log.warning("gap %s not claimed: the cache is unavailable", scope, exc_info=True)
+        return True

@@ -138,6 +138,9 @@ EMAIL_TIMEOUT: int = env.int("EMAIL_TIMEOUT", default=10)
 DEFAULT_FROM_EMAIL: str = env.str("DEFAULT_FROM_EMAIL", default="webmaster@localhost")
 # A reset link works for an hour (Django's default is three days).
 PASSWORD_RESET_TIMEOUT: int = env.int("PASSWORD_RESET_TIMEOUT", default=3600)
+# One address gets at most one reset mail this often, whoever asks (quizsite.password_reset):
+# no flood of an inbox, and another client's requests hold back the owner's mail no longer.
+PASSWORD_RESET_MAIL_GAP_SECONDS: int = env.int("PASSWORD_RESET_MAIL_GAP_SECONDS", default=300)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -204,7 +207,7 @@ THROTTLE_RATES: dict[str, str] = {
     "submissions": env.str("THROTTLE_SUBMISSIONS", default="20/min"),
     "token": env.str("THROTTLE_TOKEN", default="10/min"),
     "signup": env.str("THROTTLE_SIGNUP", default="5/hour"),
-    # Reset requests per client address: each one may send a mail, so none can mail-bomb.
+    # Reset requests per client address; past it they send no mail (quizsite.password_reset).
     "password_reset": env.str("THROTTLE_PASSWORD_RESET", default="5/hour"),
     "answers": env.str("THROTTLE_ANSWERS", default="60/min"),
     "answers_anon": env.str("THROTTLE_ANSWERS_ANON", default="30/min"),

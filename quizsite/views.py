@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import hashlib
 import unicodedata
 from typing import Any
 
@@ -8,8 +7,14 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import UserCreationForm
-from django.http import HttpRequest, HttpResponse, HttpResponseServerError, JsonResponse
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    HttpResponseServerError,
+    JsonResponse,
+)
 from django.shortcuts import redirect, render
 from django.template import loader
 from django.templatetags.static import static
@@ -24,15 +29,13 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from quizsite.password_reset import password_reset_mail_allowed
 from quizsite.ratelimit import client_ip, rate_limit_hit
 from quizsite.schema import NO_NUL_PATTERN, TEXT_PATTERN
 from quizsite.throttles import TokenRateThrottle
 from quizsite.usernames import MSG_USERNAME_RESERVED, username_is_reserved
 
 MSG_SIGNUP_THROTTLED = "Too many sign-ups from your network. Wait {wait} seconds and try again."
-MSG_RESET_THROTTLED = (
-    "Too many password reset requests from your network. Wait {wait} seconds and try again."
-)
 MSG_USERNAME_CHARACTERS = (
     "Use only English letters, digits and the characters @ . + - _ in a username, so that no "
     "two usernames look alike."
@@ -162,33 +165,17 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 class PasswordResetView(auth_views.PasswordResetView):
-    """Django's reset (a mail with a one-time link, the same answer whether or not the address
-    has an account), limited per client address like sign-up: each request may send a mail,
-    so the form cannot be used to flood someone's inbox."""
+    """Django's reset (a mail with a one-time link). Every well-formed request gets the same
+    answer; whether it sends a mail is quizsite.password_reset's rule, which nobody can use to
+    flood an inbox or to block the owner's own reset."""
 
     extra_email_context = {"product_name": settings.PRODUCT_NAME}
 
-    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        wait = rate_limit_hit(
-            scope="password_reset",
-            ident=client_ip(request),
-            rate=settings.THROTTLE_RATES["password_reset"],
-        )
-        email = request.POST.get("email", "").strip().lower()
-        if wait is None and email:
-            # ...and per address, so many clients together cannot flood one inbox either.
-            wait = rate_limit_hit(
-                scope="password_reset_email",
-                ident=hashlib.sha256(email.encode()).hexdigest(),
-                rate=settings.THROTTLE_RATES["password_reset"],
-            )
-        if wait is not None:
-            context = self.get_context_data(
-                form=self.form_class(),
-                throttled=MSG_RESET_THROTTLED.format(wait=int(wait)),
-            )
-            return self.render_to_response(context, status=429)
-        return super().post(request, *args, **kwargs)
+    def form_valid(self, form: PasswordResetForm) -> HttpResponse:
+        email = form.cleaned_data["email"]
+        if password_reset_mail_allowed(client=client_ip(self.request), email=email):
+            return super().form_valid(form)
+        return HttpResponseRedirect(self.get_success_url())
 
 
 @extend_schema_field({"type": "string", "maxLength": 150, "pattern": TEXT_PATTERN})
