@@ -172,11 +172,11 @@ class Stack:
         names = users if isinstance(users, list) else [f"bench{i}" for i in range(users)]
         code = (
             "from django.contrib.auth import get_user_model\n"
-            "from rest_framework.authtoken.models import Token\n"
+            "from quizsite.services.api_tokens import api_token_issue\n"
             "U = get_user_model()\n"
             f"for name in {names!r}:\n"
             "    u, _ = U.objects.get_or_create(username=name)\n"
-            "    print(Token.objects.get_or_create(user=u)[0].key)\n"
+            "    print(api_token_issue(user=u).token)\n"
         )
         return self.run("shell", "-v", "0", "-c", code).split()
 

@@ -69,13 +69,14 @@ def _requests(*, migrate: bool = True) -> dict[str, Callable[[int], None]]:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.core.wsgi import get_wsgi_application
-    from rest_framework.authtoken.models import Token
+
+    from quizsite.services.api_tokens import api_token_issue
 
     if migrate:
         call_command("migrate", verbosity=0)
     users = get_user_model().objects
     tokens = [
-        Token.objects.get_or_create(user=users.get_or_create(username=f"bench{i}")[0])[0].key
+        api_token_issue(user=users.get_or_create(username=f"bench{i}")[0]).token
         for i in range(USERS)
     ]
     app = get_wsgi_application()

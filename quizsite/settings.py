@@ -1,5 +1,6 @@
 """Settings, all from the environment (see README "Settings" and .env.example)."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -35,7 +36,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    # API tokens stored as a hash, with an expiry (quizsite.authentication, quizsite.api).
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
@@ -238,6 +240,16 @@ REST_FRAMEWORK = {
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "quizsite.parsers.BoundedContentNegotiation",
     "NUM_PROXIES": NUM_PROXIES,
 }
+# API tokens (django-rest-knox): a token stops working this long after it was issued, and at
+# any password change (quizsite.signals). Never renewed by use, so a leaked one dies anyway.
+API_TOKEN_TTL_HOURS: float = env.float("API_TOKEN_TTL_HOURS", default=720.0)
+if API_TOKEN_TTL_HOURS <= 0:
+    raise ImproperlyConfigured("API_TOKEN_TTL_HOURS must be positive: every token expires")
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(hours=API_TOKEN_TTL_HOURS),
+    "AUTO_REFRESH": False,
+    "AUTH_HEADER_PREFIX": "Token",
+}
 SPECTACULAR_SETTINGS = {
     "TITLE": f"{PRODUCT_NAME} API",
     "DESCRIPTION": "Practise why attention scores are divided by sqrt(d_k), and grade numpy code.",
@@ -273,7 +285,9 @@ CACHES = {
 # process and host like the cache, and is already required for any login to succeed (users,
 # sessions), so lockouts hold across processes and cost no extra dependency; the price is a
 # row per (username, address) that failed, cleaned when it expires or the user logs in.
-AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+# The database handler, plus a limit per client address (quizsite.login_lockout says why it is
+# not axes' own "ip_address" parameter).
+AXES_HANDLER = "quizsite.login_lockout.LoginLockoutHandler"
 # No row per successful login: failures (AccessAttempt) are what a lockout needs.
 AXES_DISABLE_ACCESS_LOG = True
 AXES_FAILURE_LIMIT: int = env.int("AXES_FAILURE_LIMIT", default=5)
@@ -282,6 +296,12 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "quizsite.ratelimit.axes_client_ip"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# That page, saying whether the account or the whole address is paused.
+AXES_LOCKOUT_CALLABLE = "quizsite.login_lockout.lockout_response"
+# Failed logins from one client address, whatever the usernames, within the cool-off above
+# before every login from it is refused (until older failures leave that window). Well above
+# AXES_FAILURE_LIMIT: a whole class may log in from behind one NAT address.
+LOGIN_FAILURES_PER_ADDRESS: int = env.int("LOGIN_FAILURES_PER_ADDRESS", default=30)
 AXES_VERBOSE = False
 
 # Content-Security-Policy (django-csp): every script is a file from this server, so a

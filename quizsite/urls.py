@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from grader.urls.submissions import api_urlpatterns
 from grader.views.trials import TrialRunCreateApi, TrialRunDetailApi
-from quizsite import views
+from quizsite import api, views
 
 admin.site.site_header = f"{settings.PRODUCT_NAME}: authoring"
 admin.site.site_title = settings.PRODUCT_NAME
@@ -41,7 +41,11 @@ urlpatterns = [
     # Browsers ask for /favicon.ico whatever the page says; the icon is an SVG.
     path("favicon.ico", views.FaviconView.as_view(), name="favicon"),
     path("admin/", admin.site.urls),
-    path("api/token/", views.TokenCreateApi.as_view(), name="api-token"),
+    path("api/token/", api.TokenCreateApi.as_view(), name="api-token"),
+    # The owner's tokens (listed by prefix, never the token), and revoking them.
+    path("api/tokens/", api.TokenListApi.as_view(), name="api-tokens"),
+    path("api/tokens/revoke-all/", api.TokenRevokeAllApi.as_view(), name="api-tokens-revoke-all"),
+    path("api/tokens/<slug:prefix>/", api.TokenRevokeApi.as_view(), name="api-token-revoke"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: the CSP allows no inline one.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),

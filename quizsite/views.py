@@ -22,17 +22,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import defaults
 from django.views.decorators.http import require_http_methods
 from django.views.generic import RedirectView
-from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import serializers
-from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import ValidationError
-from rest_framework.request import Request
-from rest_framework.response import Response
 
 from quizsite.password_reset import password_reset_mail_allowed
 from quizsite.ratelimit import client_ip, rate_limit_hit
-from quizsite.schema import NO_NUL_PATTERN, TEXT_PATTERN
-from quizsite.throttles import TokenRateThrottle
 from quizsite.usernames import MSG_USERNAME_RESERVED, username_is_reserved
 
 MSG_SIGNUP_THROTTLED = "Too many sign-ups from your network. Wait {wait} seconds and try again."
@@ -41,8 +33,6 @@ MSG_USERNAME_CHARACTERS = (
     "two usernames look alike."
 )
 MSG_USERNAME_TAKEN = "A user with that username already exists."
-MSG_BAD_CREDENTIALS = "Unable to log in with the provided username and password."
-MSG_LOCKED_OUT = "Too many failed logins for this account from your network. Try again later."
 
 
 MSG_SERVER_ERROR = "The server failed on our side, not yours. Please try again in a minute."
@@ -176,55 +166,3 @@ class PasswordResetView(auth_views.PasswordResetView):
         if password_reset_mail_allowed(client=client_ip(self.request), email=email):
             return super().form_valid(form)
         return HttpResponseRedirect(self.get_success_url())
-
-
-@extend_schema_field({"type": "string", "maxLength": 150, "pattern": TEXT_PATTERN})
-class _UsernameField(serializers.CharField):
-    pass
-
-
-@extend_schema_field(
-    {"type": "string", "minLength": 1, "maxLength": 128, "pattern": NO_NUL_PATTERN}
-)
-class _PasswordField(serializers.CharField):
-    pass
-
-
-class TokenRequestSerializer(serializers.Serializer):
-    """For the schema: what ObtainAuthToken's serializer accepts."""
-
-    username = _UsernameField(max_length=150)
-    password = _PasswordField(max_length=128, trim_whitespace=False)
-
-
-class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField()
-
-
-class TokenCreateApi(ObtainAuthToken):
-    """POST a username and password, get the API token.
-
-    No session authentication here: the credentials are the authentication, so a browser's
-    session cookie (and its CSRF rule) must not get in the way. Throttled per client on top of
-    django-axes' lockout, which sees this login through authenticate().
-    """
-
-    authentication_classes: list[Any] = []
-    throttle_classes = [TokenRateThrottle]
-
-    @extend_schema(request=TokenRequestSerializer, responses={200: TokenSerializer})
-    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        try:
-            return super().post(request, *args, **kwargs)
-        except ValidationError as exc:
-            # Axes refuses a locked-out caller inside authenticate(), which then looks like a
-            # wrong password; say what happened, as the login form does.
-            if getattr(request, "axes_locked_out", False):
-                return Response({"detail": MSG_LOCKED_OUT}, status=429)
-            if "non_field_errors" in exc.detail:  # well formed, but not a valid login: 401
-                return Response(
-                    {"detail": MSG_BAD_CREDENTIALS},
-                    status=401,
-                    headers={"WWW-Authenticate": "Token"},
-                )
-            raise

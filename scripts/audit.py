@@ -248,7 +248,7 @@ def fresh_minute(margin: float = 20) -> None:
 SETUP = """
 import json, secrets
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from quizsite.services.api_tokens import api_token_issue
 U = get_user_model()
 tag = {tag!r}
 out = {{}}
@@ -260,14 +260,14 @@ def make(name, staff=False):
     u.save()
     u.groups.clear()
     u.user_permissions.clear()
-    token = Token.objects.get_or_create(user=u)[0].key
+    token = api_token_issue(user=u).token
     return {{"username": name, "password": password, "token": token}}
 out["victim"] = make(f"audit-victim-{{tag}}")
 out["staff"] = make(f"audit-staff-{{tag}}", staff=True)
 out["burners"] = [make(f"audit-burner{{i}}-{{tag}}") for i in range(3)]
 out["honest"] = make(f"audit-honest-{{tag}}")
 student = U.objects.get(username="student")
-out["student_token"] = Token.objects.get_or_create(user=student)[0].key
+out["student_token"] = api_token_issue(user=student).token
 print(json.dumps(out))
 """
 

@@ -17,7 +17,8 @@ from django.contrib.auth import get_user_model
 from django.core import signals
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
+
+from quizsite.services.api_tokens import api_token_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +45,7 @@ def api_schema(seed_content: None) -> Iterator[Any]:
 @pytest.fixture
 def token(db: None) -> str:
     user = get_user_model().objects.create_user("fuzzer", password="fuzzer-pass-123")
-    return Token.objects.create(user=user).key
+    return api_token_issue(user=user).token
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")

@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
-from quizsite.views import MSG_LOCKED_OUT
+from quizsite.login_lockout import MSG_LOCKED_OUT
 
 pytestmark = pytest.mark.django_db
 

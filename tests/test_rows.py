@@ -9,13 +9,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db.models import Model
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.exceptions import AuthenticationFailed
 
 from grader.models import Exercise, Submission
 from grader.services import submissions as services
 from quizsite.authentication import TokenAuthentication
 from quizsite.rows import columns, row_get
+from quizsite.services.api_tokens import api_token_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -82,18 +83,19 @@ def test_some_columns_convert_as_the_orm_does(submission) -> None:  # type: igno
     assert read == list(Submission.objects.filter(pk=submission.pk).values_list(*names).get())
 
 
-def test_the_token_scheme_keeps_drfs_answers() -> None:
+def test_the_token_scheme_reads_knoxs_row_and_keeps_its_answers() -> None:
     user = get_user_model().objects.create_user("tess")
-    key = Token.objects.create(user=user).key
-    got_user, token = TokenAuthentication().authenticate_credentials(key)
+    issued = api_token_issue(user=user)
+    got_user, token = TokenAuthentication().authenticate_credentials(issued.token.encode())
     same_fields(user, got_user)
-    assert token.key == key and token.user is got_user
+    same_fields(AuthToken.objects.get(token_key=issued.prefix), token)
+    assert token.user is got_user
     with pytest.raises(AuthenticationFailed, match=re.escape("Invalid token.")):
-        TokenAuthentication().authenticate_credentials("0" * 40)
+        TokenAuthentication().authenticate_credentials(b"0" * 64)
     user.is_active = False
     user.save()
     with pytest.raises(AuthenticationFailed, match=re.escape("User inactive or deleted.")):
-        TokenAuthentication().authenticate_credentials(key)
+        TokenAuthentication().authenticate_credentials(issued.token.encode())
 
 
 def test_a_users_recent_rows_written_out_are_the_orms(submission) -> None:  # type: ignore[no-untyped-def]

@@ -18,11 +18,11 @@ from grader.models import Exercise, ExerciseCheck, Submission
 from grader.selectors.submissions import MSG_CHECK_HIDDEN
 from grader.services.submissions import MSG_SUBMIT_THROTTLED
 from questions.services import ANSWER_THROTTLED
+from quizsite.login_lockout import MSG_LOCKED_OUT
 from quizsite.middleware import MSG_BODY_TOO_LARGE
 from quizsite.parsers import MSG_JSON_TOO_DEEP
 from quizsite.roles import instructors_group_sync
 from quizsite.views import (
-    MSG_LOCKED_OUT,
     MSG_SIGNUP_THROTTLED,
     MSG_USERNAME_CHARACTERS,
     MSG_USERNAME_TAKEN,

@@ -13,13 +13,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from grader.api import MSG_GRADES_FORBIDDEN
 from grader.models import Exercise, Submission
 from grader.selectors.grades import GRADES_COLUMNS, csv_cell, grades_csv, grades_rows
 from quizsite.roles import instructors_group_sync
+from quizsite.services.api_tokens import api_token_issue
 
 pytestmark = pytest.mark.django_db
 T0 = timezone.now() - timedelta(days=1)
@@ -104,7 +104,7 @@ def test_api_grades_are_for_staff_who_may_view_submissions() -> None:
     assert anonymous.status_code == 401 and anonymous["WWW-Authenticate"] == "Token"
     assert anonymous["Content-Type"] == "application/json"
     student = APIClient()
-    student.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=_user('s')).key}")
+    student.credentials(HTTP_AUTHORIZATION=f"Token {api_token_issue(user=_user('s')).token}")
     forbidden = student.get("/api/grades.csv")
     assert forbidden.status_code == 403 and forbidden.json() == {"detail": MSG_GRADES_FORBIDDEN}
     bare_staff = get_user_model().objects.create_user("bare-staff", is_staff=True)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from grader.engine import reference
 from grader.engine import trials as engine
@@ -15,6 +14,7 @@ from grader.engine.executors.trusted import CallableExecutor
 from grader.models import Exercise, Submission, TrialRun
 from grader.services import trials as services
 from grader.views.trials import MSG_RUN_STALE
+from quizsite.services.api_tokens import api_token_issue
 from tests.pipeline.stack import Worker, golden, wait_until
 
 SLUG = "scaled-dot-product-attention"
@@ -33,7 +33,7 @@ def login(username: str) -> Client:
 
 def api(username: str) -> Client:
     user = get_user_model().objects.create_user(username, password=f"pw-{username}-123")
-    c = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    c = Client(HTTP_AUTHORIZATION=f"Token {api_token_issue(user=user).token}")
     c.user = user  # type: ignore[attr-defined]
     return c
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from questions import api, services
 from questions.models import Attempt, CheckKind, Question
+from quizsite.services.api_tokens import api_token_issue
 from tests.questions.conftest import GOOD_ANSWER
 from tests.questions.leaks import leaked, plant_markers
 
@@ -184,8 +184,8 @@ def test_no_one_reads_another_users_attempts(
 
 
 def test_token_auth(client: APIClient, question: Question, alice) -> None:
-    token = Token.objects.create(user=alice)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = api_token_issue(user=alice).token
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     response = client.post(
         "/api/attempts/", {"question": question.slug, "text": "hi"}, format="json"
     )

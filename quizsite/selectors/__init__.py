@@ -1,0 +1,1 @@
+"""Reads of the site-wide models (API tokens, login failures)."""

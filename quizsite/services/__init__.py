@@ -1,0 +1,1 @@
+"""Writes of the site-wide models (API tokens)."""
