@@ -165,7 +165,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        else "quizsite.storage.ManifestStaticFilesStorage"
     },
 }
 # Serve straight from the finders in development and tests, so no collectstatic is needed.

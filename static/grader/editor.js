@@ -12,7 +12,11 @@
       if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); submit(); }
     });
     if (!window.ace || !holder) return;
-    window.ace.config.set("basePath", holder.ownerDocument.querySelector('script[src*="vendor/ace/ace.js"]').src.replace(/ace\.js.*$/, ""));
+    // Ace fetches the Python mode when the editor starts. Its address comes from the template
+    // ({% static %}), because in production every file has a hashed name: nothing may be found
+    // by a file name, neither ace.js's own nor the module's.
+    var modeUrl = holder.getAttribute("data-python-mode-url");
+    if (modeUrl) window.ace.config.setModuleUrl("ace/mode/python", modeUrl);
     holder.hidden = false;
     textarea.hidden = true;
     var editor = window.ace.edit(holder, {

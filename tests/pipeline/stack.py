@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,6 +51,12 @@ def wait_until(predicate: Callable[[], object], *, timeout: float, step: float =
         if time.monotonic() > deadline:
             raise TimeoutError(f"condition not met within {timeout}s")
         time.sleep(step)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def database_url() -> str:
@@ -204,6 +213,57 @@ class Worker:
         if self.proc and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
+        self.proc = None
+
+
+class Gunicorn:
+    """The site under gunicorn, started from the project directory as deployed: gunicorn reads
+    gunicorn.conf.py there (its workers and timeouts) unless arguments say otherwise."""
+
+    def __init__(self, name: str = "web") -> None:
+        self.name = name
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = LOGS / f"gunicorn-{name}.log"
+        self.url = ""
+
+    def start(self, *args: str, **env: str) -> str:
+        """Start, wait until it answers HTTP (any status), and return its base URL."""
+        binary = shutil.which("gunicorn", path=str(Path(sys.executable).parent))
+        assert binary, "gunicorn is missing from the virtualenv"
+        LOGS.mkdir(exist_ok=True)
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc = subprocess.Popen(
+            [binary, "quizsite.wsgi", "--bind", f"127.0.0.1:{port}", *args],
+            cwd=ROOT,
+            env=stack_env(**env),
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+        def up() -> bool:
+            assert self.proc is not None and self.proc.poll() is None, f"gunicorn died: {self.log}"
+            try:
+                with urllib.request.urlopen(f"{self.url}/", timeout=2):
+                    return True
+            except urllib.error.HTTPError:
+                return True  # answering; what it answers is the test's business
+            except (urllib.error.URLError, OSError):
+                return False
+
+        wait_until(up, timeout=60, step=0.2)
+        return self.url
+
+    def stop(self) -> None:
+        """A graceful stop (SIGTERM to the arbiter), then kill -9 of whatever is left."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
         self.proc = None
 
 

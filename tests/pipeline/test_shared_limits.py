@@ -6,21 +6,15 @@ two workers), and a changing X-Forwarded-For bought a fresh limit every time.
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.limits import rate_window_fresh
-from tests.pipeline.stack import REDIS_URL, Redis, stack_env, wait_until
+from tests.pipeline.stack import REDIS_URL, Gunicorn, Redis
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [
     pytest.mark.stack,
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
@@ -31,40 +25,13 @@ LIMIT = 10
 WINDOW = "hour"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def gunicorn(redis_server: Redis, seed_content: None) -> Iterator[str]:
-    port = _free_port()
-    env = stack_env(THROTTLE_ANON=f"{LIMIT}/{WINDOW}", NUM_PROXIES="0")
-    binary = shutil.which("gunicorn", path=str(Path(sys.executable).parent))
-    assert binary, "gunicorn is missing from the virtualenv"
-    proc = subprocess.Popen(
-        [binary, "quizsite.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        try:
-            with urllib.request.urlopen(f"{url}/", timeout=2):
-                return True
-        except (urllib.error.URLError, OSError):
-            return False
-
+    web = Gunicorn("shared-limits")
     try:
-        wait_until(up, timeout=30)
-        yield url
+        yield web.start("--workers", "2", THROTTLE_ANON=f"{LIMIT}/{WINDOW}", NUM_PROXIES="0")
     finally:
-        proc.terminate()
-        proc.wait(10)
+        web.stop()
 
 
 def test_two_processes_and_spoofed_forwarded_headers_share_one_limit(gunicorn: str) -> None:
