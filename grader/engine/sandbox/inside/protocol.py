@@ -21,7 +21,9 @@ READY = b"R"  # every layer applied; waiting for a request
 # A layer could not be applied, or the run could not start: no student code ran (the sandbox's
 # fault). Valid only before BEGIN.
 LAYER_FAILED = b"X"
-BEGIN = b"B"  # the request read and the process state set: the student's code runs next
+# The request read and the process state set: the student's code runs next. Through the pipe,
+# which the student's code can add to but not rewrite (it can rewrite the area).
+BEGIN = b"B"
 SYNTAX = b"S"  # JSON {line, msg}
 MISSING = b"M"  # entry point missing or not callable
 IMPORT = b"I"  # the module raised while loading: student traceback text
@@ -37,11 +39,14 @@ DONE = b"D"  # every call answered
 PAUSE = b"P"
 
 # Results travel in two ways. Per-call frames go into a shared memory area (a memfd both sides
-# map), so a grade costs the trusted side one wake-up instead of one per call, and the results
-# of finished calls survive a kill. The frames that end a run go through the result pipe, which
-# is what wakes the trusted side; it reads the area then (a copy, parsed as untrusted bytes).
-PIPE_KINDS = frozenset({LAYER_FAILED, SYNTAX, MISSING, IMPORT, MEMORY, OVERFLOW, DONE, PAUSE})
-AREA_KINDS = frozenset({BEGIN, LOADED, OUTPUT, INPUT_AFTER, CALL_ERROR})
+# map), so a grade costs the trusted side two wake-ups instead of one per call, and the results
+# of finished calls survive a kill. BEGIN and the frames that end a run go through the result
+# pipe, which is what wakes the trusted side; it reads the area then (a copy, parsed as
+# untrusted bytes).
+PIPE_KINDS = frozenset(
+    {LAYER_FAILED, BEGIN, SYNTAX, MISSING, IMPORT, MEMORY, OVERFLOW, DONE, PAUSE}
+)
+AREA_KINDS = frozenset({LOADED, OUTPUT, INPUT_AFTER, CALL_ERROR})
 # The area starts with the committed length (u64, header included), then frames.
 AREA_HEADER = struct.Struct("<Q")
 
