@@ -28,14 +28,22 @@ Every decision carries the sentence that made it (`Evidence.sentence`).
 
 from __future__ import annotations
 
+import contextvars
 import itertools
+import logging
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, wraps
+from re import _parser as sre_parser  # the standard library's own parse of a pattern
+from typing import Any, TypeVar
 
+import regex
 import snowballstemmer
+
+log = logging.getLogger(__name__)
 
 # User-facing messages. Tests assert on these constants, so change them here only.
 NUMBER_NOT_FOUND = "No number found in your answer. Write the value, for example 64."
@@ -290,14 +298,148 @@ def normalise_text(text: str) -> str:
     return re.sub(r"[ \t]+", " ", text)
 
 
-@lru_cache(maxsize=4096)
-def _compile(pattern: str) -> re.Pattern[str] | None:
+# --- Instructors' patterns: refused when catastrophic, and bounded in time anyway ------------
+
+PATTERN_CATASTROPHIC = (
+    "{pattern!r} repeats a group that itself repeats, such as (a+)+ or (\\w*)*: on some "
+    "answers that takes exponential time. Repeat the inner part only, e.g. a+ or (?:\\w+ )+."
+)
+# Matching one pattern against one sentence stops after this long: that pattern is then left
+# out of the rest of the answer's assessment (and logged), so a pattern that slipped past the
+# check below costs a request at most this much, not seconds per character. Instructors'
+# patterns take microseconds on real answers, so the bound never changes a real verdict.
+PATTERN_TIMEOUT_SECONDS = 0.1
+
+_Result = TypeVar("_Result")
+# The patterns that ran out of time in the assessment under way (None outside one).
+_timed_out: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(
+    "assessment_timed_out", default=None
+)
+
+
+@contextmanager
+def _one_answer() -> Iterator[None]:
+    """Scope of one answer's assessment: a pattern that ran out of time is skipped until it
+    ends. Nested calls (assess_text calls find_unnegated) share the outer one's."""
+    if _timed_out.get() is not None:
+        yield
+        return
+    token = _timed_out.set(set())
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error:
+        yield
+    finally:
+        _timed_out.reset(token)
+
+
+def _per_answer(function: Callable[..., _Result]) -> Callable[..., _Result]:
+    @wraps(function)
+    def wrapped(*args: Any, **kwargs: Any) -> _Result:
+        with _one_answer():
+            return function(*args, **kwargs)
+
+    return wrapped
+
+
+_REPEATS = (sre_parser.MAX_REPEAT, sre_parser.MIN_REPEAT)
+
+
+def _repeats_within(items: Any) -> Iterator[tuple[int, Any]]:
+    """(min, body) of each repeat in items, through groups and alternatives but not into the
+    repeats it yields (their own bodies are checked as outer repeats in turn)."""
+    for op, arg in items:
+        if op in _REPEATS:
+            yield arg[0], arg
+        elif op == sre_parser.SUBPATTERN:
+            yield from _repeats_within(arg[-1])
+        elif op == sre_parser.BRANCH:
+            for branch in arg[1]:
+                yield from _repeats_within(branch)
+
+
+def _nested_repeat(items: Any) -> bool:
+    for op, arg in items:
+        if op in _REPEATS:
+            _, high, body = arg
+            if high == sre_parser.MAXREPEAT and _ambiguous_body(body):
+                return True
+            if _nested_repeat(body):
+                return True
+        elif op == sre_parser.SUBPATTERN:
+            if _nested_repeat(arg[-1]):
+                return True
+        elif op == sre_parser.BRANCH:
+            if any(_nested_repeat(branch) for branch in arg[1]):
+                return True
+        elif op in (sre_parser.ASSERT, sre_parser.ASSERT_NOT):
+            if _nested_repeat(arg[1]):
+                return True
+        elif op == sre_parser.ATOMIC_GROUP:
+            if _nested_repeat(arg):
+                return True
+    return False
+
+
+def _ambiguous_body(body: Any) -> bool:
+    """Whether an unbounded repeat's body holds an unbounded repeat with nothing else it must
+    match: then a run of text splits into iterations in exponentially many ways ((a+)+,
+    (x+y?)+). In (\\w+\\s+)* the required \\s+ fixes where each iteration ends."""
+    body_min = body.getwidth()[0]
+    for low, (_, high, inner) in _repeats_within(body):
+        if high == sre_parser.MAXREPEAT and body_min - low * inner.getwidth()[0] <= 0:
+            return True
+    return False
+
+
+def pattern_is_catastrophic(pattern: str) -> bool:
+    """Whether the pattern repeats without bound a group whose only required part is itself an
+    unbounded repeat, as in (a+)+, (\\w*)*, (?:x+y?)+: the shape whose failed matches
+    backtrack exponentially. A bounded outer repeat ((?:\\w+ ){0,3}), a body with a required
+    separator ((?:\\w+\\s+)*) and a pattern that does not parse (compiling it reports that)
+    pass. Overlapping alternatives ((a|aa)+) are not caught here: the
+    time bound on matching (PATTERN_TIMEOUT_SECONDS) covers whatever this misses.
+    """
+    try:
+        parsed = sre_parser.parse(pattern.strip(), re.IGNORECASE)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return _nested_repeat(parsed)
+
+
+@lru_cache(maxsize=4096)
+def _compile(pattern: str) -> regex.Pattern[str] | None:
+    # The regex module for instructors' patterns: the same syntax and matches as re (VERSION0)
+    # with a timeout, which re lacks. Our own fixed patterns stay on re.
+    try:
+        return regex.compile(pattern, regex.IGNORECASE | regex.VERSION0)
+    except (regex.error, re.error):
         # A broken instructor pattern must not take the page down; the model's clean()
         # reports it when it is saved, so this only guards old rows.
         return None
+
+
+def _pattern_finditer(pattern: str, compiled: regex.Pattern[str], text: str) -> list[Any]:
+    """Every match of an instructor's pattern in text, or none if it ran out of time (it is
+    then left out of this answer's assessment, and logged)."""
+    skipped = _timed_out.get()
+    if skipped is not None and pattern in skipped:
+        return []
+    try:
+        # Most patterns miss most sentences: one search answers those, where building a
+        # scanner for finditer cost several times more.
+        if compiled.search(text, timeout=PATTERN_TIMEOUT_SECONDS) is None:
+            return []
+        return list(compiled.finditer(text, timeout=PATTERN_TIMEOUT_SECONDS))
+    except TimeoutError:
+        if skipped is not None:
+            skipped.add(pattern)
+        log.warning(
+            "assessment pattern %r ran out of time (%.2f s) on a %d-character sentence; "
+            "assessed without it",
+            pattern,
+            PATTERN_TIMEOUT_SECONDS,
+            len(text),
+        )
+        return []
 
 
 # --- Sentences and clauses ------------------------------------------------------------------
@@ -574,7 +716,7 @@ def _pattern_hits(
         compiled = _compile(line)
         if compiled is None:
             continue
-        for match in compiled.finditer(sentence.text):
+        for match in _pattern_finditer(line, compiled, sentence.text):
             if match.end() > match.start():
                 negated = is_negated(sentence.text, match.start(), match.end(), line)
                 hits.append((match.start(), match.end(), match.group(0), negated, line))
@@ -596,6 +738,7 @@ def _pattern_hits(
     ]
 
 
+@_per_answer
 def find_unnegated(text: str, patterns: Iterable[str]) -> tuple[Evidence | None, list[Evidence]]:
     """The first non-negated hit of any pattern, plus every hit seen (for the explanation)."""
     patterns = tuple(patterns)
@@ -681,19 +824,14 @@ def _resemblance(text: str, statement: str) -> float:
 def _wrong_answer_evidence(
     sentences: Sequence[_Sentence], wrong: WrongAnswerSpec
 ) -> list[Evidence]:
-    exclusions = [
-        c
-        for c in (
-            _compile(p.strip()[1:].strip()) for p in wrong.patterns if p.strip().startswith("!")
-        )
-        if c
-    ]
+    excluding = [p.strip()[1:].strip() for p in wrong.patterns if p.strip().startswith("!")]
+    exclusions = [(p, c) for p, c in ((p, _compile(p)) for p in excluding) if c]
     evidence = []
     for index, sentence in enumerate(sentences):
         hits = _pattern_hits(sentence, wrong.patterns)
         if not hits:
             continue
-        excluded = next((c for c in exclusions if c.search(sentence.text)), None)
+        excluded = next((c for p, c in exclusions if _pattern_finditer(p, c, sentence.text)), None)
         # "A colleague suggested scaling V. That does nothing for this problem.": the next
         # sentence's verdict on "that" refutes the claim reported just before it.
         # "Someone 'fixed' it with 8x the LR. Did that recover training? Of course not.": the
@@ -707,7 +845,7 @@ def _wrong_answer_evidence(
             or any(_NEXT_SENTENCE_VERDICT.match(text) for text in later)
             # The wrong answer's own refuting cues ("softmax already does that") count in the
             # sentence that answers it, too.
-            or next((c for c in exclusions if c.search(following)), None)
+            or next((c for p, c in exclusions if _pattern_finditer(p, c, following)), None)
         )
         stances = [
             REFUTED if excluded else _wrong_answer_stance(sentence.text, start, end, negated, line)
@@ -770,6 +908,7 @@ def _nearest(
     return (share_best[1] if share_best else None), evidence
 
 
+@_per_answer
 def nearest_wrong_answer(
     text: str, wrong_answers: Sequence[WrongAnswerSpec]
 ) -> tuple[str | None, list[Evidence]]:
@@ -786,6 +925,7 @@ def nearest_wrong_answer(
     return _nearest(normalised, sentences, wrong_answers)
 
 
+@_per_answer
 def assess_text(
     text: str,
     key_points: Sequence[KeyPointSpec],
@@ -931,6 +1071,7 @@ def _labels(slugs: Sequence[str], key_points: Sequence[KeyPointSpec]) -> str:
     return ", ".join(f"\u201c{by_slug.get(s, s)}\u201d" for s in slugs)
 
 
+@_per_answer
 def check_text(text: str, key_points: Sequence[KeyPointSpec]) -> tuple[CheckResult, TextAssessment]:
     """A free-text follow-up: passed when at least TEXT_PASS_SHARE of its key points are
     there. The message names the missing key points by label, so a pass and a miss always

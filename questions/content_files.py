@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
+from questions.assessment import PATTERN_CATASTROPHIC, pattern_is_catastrophic
+
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 ROLES_FILE = "roles.toml"
 # Pattern sets shared by several key points or wrong answers: a line `@name` in a `patterns`
@@ -78,6 +80,7 @@ TOO_FEW_CHOICES = "a choice follow-up needs at least two choices"
 CHOICE_NOT_LISTED = "must be one of the choices, got {value!r}"
 UNKNOWN_ROLE = "unknown role {slug!r} (roles are defined in {roles_file})"
 BAD_PATTERN = "line {line} is not a valid regular expression: {pattern!r} ({error})"
+CATASTROPHIC_PATTERN = "line {line}: " + PATTERN_CATASTROPHIC
 UNKNOWN_SET = "unknown pattern set {name!r} (sets are defined in {sets_file})"
 NO_PATTERNS = "needs at least one pattern (one regular expression per line)"
 TEXT_BEFORE_SECTION = "text before the first section heading (# {first})"
@@ -265,6 +268,10 @@ class _Table:
                 raise self.error(
                     key, BAD_PATTERN.format(line=number, pattern=line, error=exc)
                 ) from exc
+            if pattern_is_catastrophic(line):
+                raise self.error(
+                    key, CATASTROPHIC_PATTERN.format(line=number, pattern=line.strip())
+                )
         return "\n".join(lines)
 
     def tables(self, key: str) -> list[_Table]:

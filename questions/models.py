@@ -42,6 +42,8 @@ def _validate_patterns(raw: str) -> None:
             re.compile(line)
         except re.error as exc:
             raise ValidationError(f"Not a valid regular expression: {line!r} ({exc}).") from exc
+        if assessment.pattern_is_catastrophic(line):
+            raise ValidationError(assessment.PATTERN_CATASTROPHIC.format(pattern=line))
 
 
 class Role(models.Model):

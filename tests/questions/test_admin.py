@@ -8,9 +8,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from questions import admin as admin_module
 from questions import services
+from questions.assessment import PATTERN_CATASTROPHIC
 from questions.models import Attempt, ExampleAnswer, Question, Status
 
 pytestmark = pytest.mark.django_db
@@ -404,3 +406,21 @@ def test_validate_can_show_only_the_misjudged(
     only = client.get(url, {"show": "wrong"})
     assert [v.example for v in only.context["shown"]] == [wrong]
     assert "Showing the 1 misjudged examples" in only.content.decode()
+
+
+def test_saving_a_catastrophic_pattern_is_refused_with_its_reason(
+    client: Client, instructor, question: Question
+) -> None:
+    client.force_login(instructor)
+    change = reverse("admin:questions_question_change", args=[question.pk])
+    data = change_form_data(client.get(change))
+    index = next(
+        k.split("-")[1] for k in data if k.startswith("key_points-") and k.endswith("-patterns")
+    )
+    before = data[f"key_points-{index}-patterns"]
+    data[f"key_points-{index}-patterns"] = f"{before}\n^(a+)+$"
+    response = client.post(change, data)
+    assert response.status_code == 200  # the form again, with the error
+    assert escape(PATTERN_CATASTROPHIC.format(pattern="^(a+)+$")) in response.content.decode()
+    question.refresh_from_db()
+    assert "(a+)+" not in "".join(question.key_points.values_list("patterns", flat=True))

@@ -321,3 +321,59 @@ def test_speed_is_measured_on_the_evaluation_set(record_property, capsys) -> Non
             f"first call (compiling the patterns) {first_ms:.2f} ms"
         )
     assert len(cases) > 500
+
+
+# --- Instructors' patterns: refused when catastrophic, bounded in time anyway ---------------
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"^(a+)+$", r"(\w*)*", r"(?:x+y?)+", r"(\w+\s?)*$", r"((a+))+", r"(?:a|b+)+c"]
+)
+def test_nested_unbounded_repeats_are_catastrophic(pattern: str) -> None:
+    assert a.pattern_is_catastrophic(pattern)
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"(?:\w+ ){0,3}", r"(?:\w+\s+)*sqrt", r"\bdivid\w*\b", r"x*y*", r"(unclosed"]
+)
+def test_ordinary_patterns_are_not(pattern: str) -> None:
+    assert not a.pattern_is_catastrophic(pattern)
+
+
+def test_no_shipped_pattern_is_catastrophic() -> None:
+    for question in content_bundle().questions:
+        points = question["key_points"] + [
+            kp for fu in question["follow_ups"] for kp in fu["key_points"]
+        ]
+        for item in points + question["wrong_answers"]:
+            for line in _lines(item["patterns"]):
+                assert not a.pattern_is_catastrophic(line.lstrip("!").strip()), line
+
+
+def _timed(text: str, points: list[a.KeyPointSpec]) -> tuple[a.TextAssessment, float]:
+    started = time.monotonic()
+    result = a.assess_text(text, points)
+    return result, time.monotonic() - started
+
+
+def test_a_catastrophic_pattern_that_slipped_through_cannot_hang_an_answer() -> None:
+    # ^(a+)+$ took a second at 25 characters with re; old rows may hold such a pattern.
+    points = [a.KeyPointSpec("evil", "Evil", (r"^(a+)+$",)), a.KeyPointSpec("ok", "Ok", ("ok",))]
+    result, seconds = _timed("a" * 27 + "b. It is ok.", points)
+    assert seconds < 1.0
+    assert "ok" in result.key_points
+
+
+def test_an_answer_whose_matching_times_out_is_assessed_without_that_pattern(caplog) -> None:
+    # (a|aa)+$ defeats the regex module's own safeguards: it runs into the time bound.
+    slow = r"(a|aa)+$"
+    points = [a.KeyPointSpec("slow", "Slow", (slow,)), a.KeyPointSpec("ok", "Ok", ("ok",))]
+    # Thirty sentences, each of which would time out on its own.
+    text = " ".join(f"Line {i} reads {'a' * 40} then stops." for i in range(30)) + " It is ok."
+    with caplog.at_level("WARNING", logger="questions.assessment"):
+        result, seconds = _timed(text, points)
+    assert result.key_points == ["ok"]
+    # Once per answer, not once per sentence: the pattern is left out after its first timeout.
+    assert seconds < 10 * a.PATTERN_TIMEOUT_SECONDS
+    warnings = [r for r in caplog.records if "ran out of time" in r.getMessage()]
+    assert len(warnings) == 1 and slow in warnings[0].getMessage()

@@ -297,6 +297,11 @@ BROKEN_QUESTIONS = {
         replace("because\n", "because\n(unclosed\n"),
         "follow_ups[0].key_points[0].patterns: line 2 is not a valid regular expression",
     ),
+    "catastrophic regex": (
+        replace("because\n", "because\n^(a+)+$\n"),
+        "follow_ups[0].key_points[0].patterns: "
+        + cf.CATASTROPHIC_PATTERN.format(line=2, pattern="^(a+)+$"),
+    ),
     "key point without patterns": (
         replace("patterns = '''\npoint\n'''", "patterns = ''"),
         "key_points[0].patterns: " + cf.NO_PATTERNS,
