@@ -845,6 +845,9 @@ class SandboxExecutor:
     def _collect(self, state: _RunState, child: _Child) -> bool:
         """Read what the child's result area gained since the last read (a copy: the child may
         still be scribbling) and parse its frames as untrusted bytes. False if malformed."""
+        if not state.begun:
+            # What the area holds was written after BEGIN, still unread in the pipe: read then.
+            return True
         try:
             (end,) = p.AREA_HEADER.unpack(os.pread(child.area, p.AREA_HEADER.size, 0))
             if end == 0:  # the child never wrote: nothing loaded
