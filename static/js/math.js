@@ -5,6 +5,7 @@
 // so they keep their hashed production names.
 (function () {
   var me = document.currentScript;
+  var NO_MATH = "no-math";
   var OPTIONS = {
     delimiters: [
       { left: "$$", right: "$$", display: true },
@@ -13,6 +14,10 @@
       { left: "\\(", right: "\\)", display: false },
     ],
     ignoredTags: ["script", "noscript", "style", "textarea", "pre", "code", "option"],
+    // Text a student or candidate wrote (code, output, exception messages, answers) sits in
+    // an element of this class and is never typeset: "$\\text{all checks passed}$" in an
+    // exception message must read as typed, not draw a fake verdict on an instructor's page.
+    ignoredClasses: [NO_MATH],
     throwOnError: false,
   };
   var IGNORED = { SCRIPT: 1, NOSCRIPT: 1, STYLE: 1, TEXTAREA: 1, PRE: 1, CODE: 1, OPTION: 1 };
@@ -24,7 +29,7 @@
     var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
       acceptNode: function (node) {
         for (var el = node.parentElement; el && el !== root.parentElement; el = el.parentElement) {
-          if (IGNORED[el.tagName]) return NodeFilter.FILTER_REJECT;
+          if (IGNORED[el.tagName] || el.classList.contains(NO_MATH)) return NodeFilter.FILTER_REJECT;
         }
         return DELIMITER.test(node.nodeValue) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
       },
@@ -60,6 +65,9 @@
 
   function render(root) {
     root = root || document.body;
+    // Auto-render skips ignored classes below the root only: a swap into student text is
+    // skipped here.
+    if (root.closest && root.closest("." + NO_MATH)) return;
     if (state === "ready") { window.renderMathInElement(root, OPTIONS); return; }
     if (state === "failed" || !hasMath(root)) return;
     pending.push(root);
