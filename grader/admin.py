@@ -254,7 +254,7 @@ class RegradeNoticeAdmin(_ReadOnlyAdmin):
     list_select_related = ("submission__exercise", "user")
 
 
-# Run before Submit (issue 14): what students ran, read-only (never graded, never counted).
+# Run before Submit: what students ran, read-only (never graded, never counted).
 @admin.register(TrialRun)
 class TrialRunAdmin(_ReadOnlyAdmin):
     list_display = ("id", "exercise", "user", "status", "created_at", "finished_at")

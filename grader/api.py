@@ -130,7 +130,7 @@ class ErrorFrameSerializer(serializers.Serializer):
 
 
 class StudentErrorSerializer(serializers.Serializer):
-    """What the student's code raised (issue 14): their own frames only, innermost first."""
+    """What the student's code raised: their own frames only, innermost first."""
 
     type = serializers.CharField()
     message = serializers.CharField(allow_blank=True)
@@ -304,7 +304,7 @@ class SubmissionViewSet(
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})
 
 
-# --- Grades out (issue 14) ------------------------------------------------------------------
+# --- Grades out -----------------------------------------------------------------------------
 
 MSG_GRADES_FORBIDDEN = "Only staff who may view every submission can download the grades."
 

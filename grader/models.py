@@ -240,7 +240,7 @@ class ExerciseValidation(WorkerJob):
         return f"Validation of {self.exercise.slug} ({self.status})"
 
 
-# --- Regrades applied, and what students are told (issue 14) --------------------------------
+# --- Regrades applied, and what students are told -----------------------------------------
 
 
 class Regrade(models.Model):
@@ -295,7 +295,7 @@ class RegradeNotice(models.Model):
         return f"Regrade notice for #{self.submission_id} ({self.old_status} -> {self.new_status})"
 
 
-# --- Run before Submit (issue 14) ---------------------------------------------------------------
+# --- Run before Submit --------------------------------------------------------------------------
 
 
 class TrialRun(WorkerJob):

@@ -33,7 +33,7 @@ def _connection() -> Connection:
     """A broker connection whose every step is bounded by GRADER_PUBLISH_TIMEOUT_SECONDS.
 
     kombu's defaults retry a failed connect for up to broker_connection_timeout (4 s) with
-    2 s sleeps, whatever task_publish_retry says: a submit request then hung for about 6 s
+    2 s sleeps, whatever task_publish_retry says: a submit request then hung for seconds
     while Redis was down. Here: one connect attempt (max_retries 0) with a short connect
     timeout, and a short socket timeout for a Redis that accepts but never answers.
     """

@@ -84,7 +84,7 @@ def executor_close() -> None:
             _executor = None
 
 
-# Graders yield the CPU to the web (issue 16): with every worker busy, pages must stay fast.
+# Graders yield the CPU to the web: with every worker busy, pages must stay fast.
 # Niceness 10 weighs about a tenth of a nice-0 process under contention (CFS weights 110 vs
 # 1024) and SCHED_BATCH keeps a grader's wakeups from preempting a request; at idle, graders
 # still get all the CPU there is. Both pass to what this process forks or executes afterwards:

@@ -147,7 +147,7 @@ def question_progress(*, question: Question, owner: Owner) -> QuestionProgress:
 
 @dataclass(frozen=True)
 class QuestionListProgress:
-    """One owner's answers to one question, as the question list shows them (issue 14)."""
+    """One owner's answers to one question, as the question list shows them."""
 
     answers: int
     follow_ups_answered: int
@@ -287,7 +287,7 @@ def question_content(*, question: Question) -> QuestionContent:
     )
 
 
-# --- The published question's rows, kept per process (issue 16: pages while grading) ---
+# --- The published question's rows, kept per process (pages stay fast while grading) ---
 # What every visitor of a published question sees is kept in each web process, so a page view
 # makes no query. Each use checks it against a version in the shared cache (one round trip),
 # which any save or delete of those rows replaces (the receiver below, connected at startup

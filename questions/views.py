@@ -33,7 +33,7 @@ def question_list(request: HttpRequest) -> HttpResponse:
         role, level = form.cleaned_data["role"], form.cleaned_data["level"]
     owner = services.owner_for_request(request=request, create=False)
     questions = selectors.question_list(role=role, level=level)
-    progress = selectors.question_list_progress(owner)  # issue 14: what this candidate answered
+    progress = selectors.question_list_progress(owner)  # what this candidate answered
     context = {
         "form": form,
         "questions": questions,

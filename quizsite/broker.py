@@ -4,8 +4,8 @@ kombu's Redis channel builds a new ``redis.Redis`` for every command it sends ou
 event loop (``Channel.conn_or_acquire``): each publish, and each message's two bookkeeping
 writes in the worker (the unacked entry at delivery, its removal at the ack). A client holds
 no connection of its own, only its pool and its table of response callbacks, whose build is
-what it costs: 76 us here, about a tenth of what kombu spends on a message in the worker's main
-process. settings.CELERY_BROKER_TRANSPORT names this class.
+what it costs: a noticeable share of what kombu spends on a message in the worker's main
+process (docs/performance.md). settings.CELERY_BROKER_TRANSPORT names this class.
 """
 
 from __future__ import annotations

@@ -95,8 +95,9 @@ SLOT_UID_BASE = 61000
 CHILD_UIDS_PER_SLOT = 4
 MAX_SLOTS = 256
 
-# Starting a zygote takes ~0.15 s; allow for a loaded machine. A child that does not say it is
-# ready within CHILD_READY_SECONDS means the sandbox broke (our fault, not the student's).
+# Starting a zygote takes a fraction of a second; allow for a loaded machine. A child that does
+# not say it is ready within CHILD_READY_SECONDS means the sandbox broke (our fault, not the
+# student's).
 ZYGOTE_START_SECONDS = 20.0
 CHILD_READY_SECONDS = 5.0
 # After we ask the zygote to kill a child: how long to wait for the exit before restarting it.

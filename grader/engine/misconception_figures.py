@@ -451,7 +451,7 @@ _BUILDERS = {
 FIGURE_CODES = tuple(_BUILDERS)
 
 
-@cache  # deterministic (fixed seeds and examples), and ~0.6 s for all codes: computed once
+@cache  # deterministic (fixed seeds and examples), and costly for all codes: computed once
 def misconception_figure(code: str) -> Figure | None:
     """The computed figure of a code's section, or None for an unknown code; its text writes
     d_k as dₖ (the page shows it as escaped text, so math is Unicode, not markup)."""

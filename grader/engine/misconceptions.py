@@ -259,7 +259,7 @@ def misconception_describe(code: str) -> dict[str, Any]:
     return {
         "code": m.code,
         "title": m.title,
-        "label": m.title,  # the API's name for the title (issue 15: items carry a label)
+        "label": m.title,  # the API's name for the title (items carry a label)
         "explanation": m.explanation,
         "rebuttal_url": m.rebuttal_url,
         "anchor": m.anchor,

@@ -1,4 +1,4 @@
-# Written by hand (issue 14): applied regrades, the verdict a regraded submission had before,
+# Written by hand: applied regrades, the verdict a regraded submission had before,
 # and the notices students see when a regrade changed their score.
 
 import django.db.models.deletion

@@ -1,4 +1,4 @@
-# Fair share (issue 12, finding 6): the index of a user's recent sandbox seconds, read at every
+# Fair share: the index of a user's recent sandbox seconds, read at every
 # publish of a grade task (grader.services.submissions.submission_priority), and the priority
 # published, which the queue position counts by.
 

@@ -63,7 +63,7 @@ def misconception_catalogue_with_rebuttals() -> list[dict[str, Any]]:
     return [_with_rebuttal(entry, rebuttals) for entry in misconceptions_catalogue()]
 
 
-# --- Staff analytics (issue 14): each code per exercise, over time, with examples -----------
+# --- Staff analytics: each code per exercise, over time, with examples --------------------
 
 # The chart covers the last CHART_DAYS days, one bar a day, or, when the graded submissions
 # span longer, the last CHART_WEEKS weeks (Monday to Sunday), one bar a week.

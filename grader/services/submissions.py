@@ -135,7 +135,7 @@ def submission_create(
     return submission
 
 
-# --- Fair share: the grade task's priority (issue 12, finding 6) ------------------------------
+# --- Fair share: the grade task's priority --------------------------------------------------
 # kombu's Redis transport serves priority 0 first and 9 last (grader/publish.py).
 FAIR_SHARE_PRIORITY_MAX = 9
 
@@ -291,10 +291,10 @@ def _claim_sql(*, one_running_per_user: bool) -> str:
     """The claim as one UPDATE statement, written out once per process.
 
     Written out because the ORM's compile of it (two Q branches, the fair-share subquery, an F
-    expression) cost 1.1 ms of CPU per claim against 0.4 ms for this statement and the read
-    that follows, on a 5 ms grade (bench/worker.py). The table and columns come from the
-    model, so a rename cannot silently miss it; the statement is plain SQL that SQLite and
-    PostgreSQL both run.
+    expression) cost more CPU per claim than this statement and the read that follows together,
+    a noticeable share of a grade (bench/worker.py; docs/performance.md). The table and columns
+    come from the model, so a rename cannot silently miss it; the statement is plain SQL that
+    SQLite and PostgreSQL both run.
     """
     table, col = _table(), _col
     status, lease, pk, seed = col("status"), col("lease_expires_at"), col("id"), col("seed")
@@ -580,7 +580,7 @@ class _Plans:
 
     The seed is drawn here and offered at the next claim, which stores it in a row without one
     (a new submission): the inputs and their reference outputs are then ready, and the grade
-    skips planning (0.6 ms of a 5 ms grade; while idle it costs nothing). Prepared for the
+    skips planning (a tenth of a grade or more; while idle it costs nothing). Prepared for the
     exercise graded last: for another exercise, or its checks since edited, grade() plans as
     usual (it uses a plan only for the very spec and seed it was made for).
     """

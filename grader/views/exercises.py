@@ -48,7 +48,7 @@ def exercise_list(request: HttpRequest) -> HttpResponse:
             {
                 "exercise": e,
                 "question_url": _question_url(e.question_slug),
-                # Issue 14: the student's own progress (nothing for anonymous visitors).
+                # The student's own progress (nothing for anonymous visitors).
                 "progress": progress,
                 "progress_label": PROGRESS_LABELS.get(progress, ""),
             }
@@ -69,7 +69,7 @@ def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "question_title": _question_title(exercise.question_slug),
         "editor_code": exercise.starter_code,
         "resumed": False,
-        # Issue 14: the student's best graded submission (None for anonymous visitors).
+        # The student's best graded submission (None for anonymous visitors).
         "best": submission_best_of_user(user=request.user, exercise=exercise),
     }
     if request.user.is_authenticated and not request.GET.get("fresh"):

@@ -60,7 +60,7 @@ def staff_permission_required(
 
 def _result_context(request: HttpRequest, submission: Submission) -> dict[str, object]:
     checks = submission_checks_visible(submission=submission, viewer=request.user)
-    # Issue 14: where a queued submission stands, with an estimate ("" once it runs).
+    # Where a queued submission stands, with an estimate ("" once it runs).
     ahead = submission_queue_ahead(submission=submission)
     estimate = (
         submission_queue_estimate_seconds(submission=submission, ahead=ahead) if ahead else None
@@ -74,7 +74,7 @@ def _result_context(request: HttpRequest, submission: Submission) -> dict[str, o
         # For the result fragment: where a queued submission stands (None once it runs).
         "queue_position": None if ahead is None else ahead + 1,
         "queue_text": submission_queue_text(ahead=ahead, estimate_seconds=estimate),
-        # Issue 14: the exception, the student's frames and the line (for the editor).
+        # The exception, the student's frames and the line (for the editor).
         "error": submission_error(submission=submission, checks=checks),
     }
 

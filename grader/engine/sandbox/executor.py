@@ -56,13 +56,13 @@ MAX_TEXT_FRAME = 4 * L.ERROR_TEXT_MAX_CHARS + 4096
 # its queue) still finds one ready while the zygote forks the next.
 PREFORK_DEPTH = 2
 # A run starting within this long of the last one's end means the worker is busy: the children
-# forked then skip their warm-up (a worker draining a queue starts its next grade ~1 ms after).
+# forked then skip their warm-up (a worker draining a queue starts its next grade at once).
 BUSY_GAP_SECONDS = 0.01
 # Busy too when, since the last run started, tasks of this machine waited for a CPU more than
 # this share of the time (the kernel's pressure stall information, "some"): a warm-up then
-# takes CPU the grades and the web need. In a burst beside the web on two cores, runs start
-# 7 to 17 ms apart (so the gap above missed half of them), and tasks waited 57-85% of the time;
-# at idle with runs 20 ms apart, 4-23% (bench/pipeline.py). Where the file is missing (no
+# takes CPU the grades and the web need. In a burst beside the web, runs often start further
+# apart than the gap above, while tasks wait for a CPU most of the time; at idle, rarely
+# (bench/pipeline.py prints both shares; docs/performance.md). Where the file is missing (no
 # PSI), the gap alone decides.
 BUSY_CPU_STALL = 0.4
 CPU_PRESSURE_FILE = "/proc/pressure/cpu"
@@ -531,7 +531,7 @@ class SandboxExecutor:
         def spec(value: Arg) -> dict[str, Any]:
             if isinstance(value, np.ndarray):
                 # Trusted inputs cross as raw C-order bytes described in the JSON header:
-                # parsing .npy in the child cost ~50 us per argument, a third of a grade.
+                # parsing .npy in the child cost a large share of a grade (docs/performance.md).
                 if value.dtype.kind not in "biuf" or value.dtype.hasobject:
                     raise TypeError(f"input arrays must be numeric, not {value.dtype}")
                 # One copy in all (the final join): a view when already C-contiguous.

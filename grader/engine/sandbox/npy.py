@@ -83,7 +83,7 @@ def check_header(data: bytes, max_bytes: int) -> tuple[np.dtype, tuple[int, ...]
 
 
 # The exact header np.save writes for a plain array (version 1.0). Matching it strictly lets us
-# skip ast.literal_eval (25 us per array, and this runs once per call of every grade).
+# skip ast.literal_eval (slow per array, and this runs once per call of every grade).
 _CANONICAL = re.compile(
     rb"\{'descr': '([<>|][biuf][1248])', 'fortran_order': False, "
     rb"'shape': \(((?:[0-9]{1,10}, )*[0-9]{1,10},?|)\), \} *\n"

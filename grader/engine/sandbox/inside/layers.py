@@ -332,7 +332,8 @@ def _seccomp_filter(my_pid: int) -> object:
 
 
 def load_seccomp(my_pid: int) -> None:
-    """Build the filter with libseccomp and load it (~1.2 ms in a fresh child)."""
+    """Build the filter with libseccomp and load it (costly in a fresh child, so the zygote
+    normally compiles it once and each child only writes its pid in)."""
     _seccomp_filter(my_pid).load()  # type: ignore[attr-defined]
 
 

@@ -304,7 +304,7 @@ def child_main(
     # under all of them, and it stops as soon as a request is waiting.
     p.write_all(p.CHILD_RESULT_FD, p.frame(p.READY, b""))
     # Skipped when the worker is busy (grades back to back): the warm-up then saves no waiting,
-    # only shifts 1.3 ms of CPU from the grade to this child, and costs it besides.
+    # only shifts CPU from the grade to this child, and costs it besides.
     if warm:
         with contextlib.suppress(Exception):  # only an optimisation: never a reason not to serve
             warm_child(cfg, request_pending)
@@ -337,7 +337,7 @@ def warm_child(cfg: dict[str, Any], pending: Any) -> None:
     import numpy as np
 
     # Grow the heap by what a grade allocates (its request, the copies of its inputs), so
-    # those land on pages already faulted in: a whole grade 0.6 ms faster, for 0.3 ms here.
+    # those land on pages already faulted in: the grade saves more than this costs here.
     scratch = np.ones(WARM_HEAP_BYTES // 8)
     del scratch
 
@@ -362,8 +362,8 @@ def warm_child(cfg: dict[str, Any], pending: Any) -> None:
     json.loads(json.dumps({"calls": [{"args": [{"a": 0, "shape": [8, 64]}]}]}))
     compile("def f(x):\n    return x\n", STUDENT_FILENAME, "exec", dont_inherit=True)
     restore_builtins()
-    # No traceback is formatted here: that cost 0.75 ms of every child's CPU, for the few
-    # submissions that raise.
+    # No traceback is formatted here: that cost every child noticeable CPU, for the few
+    # submissions that raise (docs/performance.md).
 
 
 def fixed_fds(
