@@ -1,6 +1,6 @@
 """What a realistic mix of submissions costs a worker: every golden file, graded in one run.
 
-    make bench-corpus           (or: .venv/bin/python bench/corpus.py [--rounds 3])
+    make bench-corpus           (or: .venv/bin/python -m bench.corpus [--rounds 3])
 
 Grades each file of tests/golden (correct ones, wrong ones of every misconception, syntax and
 import errors, loop-based and slow code: student-style submissions of all three exercises)
@@ -15,14 +15,10 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.common import load  # noqa: E402
-from grader.engine.sandbox import SandboxExecutor  # noqa: E402
-from tests.grader.helpers import KIND_OF_SLUG, builtin_spec  # noqa: E402
+from bench.common import ROOT, load
+from grader.engine.sandbox import SandboxExecutor
+from tests.grader.helpers import KIND_OF_SLUG, builtin_spec
 
 GOLDEN = ROOT / "tests" / "golden"
 

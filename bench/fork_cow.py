@@ -1,7 +1,10 @@
 """What a forked child of a warm numpy Python costs, by interpreter: CPU and page faults.
 
-    .venv/bin/python -I bench/fork_cow.py [--runs 300]
+    make bench-fork-cow         (or: .venv/bin/python -E -s -m bench.fork_cow [--runs 300])
     /path/to/other/python -I bench/fork_cow.py       (any Python with numpy: compare versions)
+
+It imports nothing of the project, so another interpreter can run the file itself (``-I``
+drops the current folder from the path, which ``-m`` needs: ``-E -s`` keeps the rest of it).
 
 Not part of `make bench`: it asks which CPython would make the sandbox's children cheaper.
 The parent imports what the zygote imports, warms numpy and freezes the collector; each
