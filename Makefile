@@ -7,7 +7,7 @@ PY_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SYS_STAMP := .system-deps-checked
 
-.PHONY: install run test lint bench bench-sandbox bench-children bench-judging bench-worker bench-corpus bench-publish bench-submit bench-pipeline bench-pages clean
+.PHONY: install run test lint bench bench-sandbox bench-children bench-judging bench-worker bench-corpus bench-publish bench-submit bench-pipeline bench-pages bench-celery-dispatch bench-fair-share bench-faults bench-fork-cow clean
 
 install: $(SYS_STAMP) $(PY_STAMP) $(NPM_STAMP)
 
@@ -42,31 +42,44 @@ lint: install
 bench: bench-sandbox bench-children bench-judging bench-worker bench-corpus bench-publish bench-submit bench-pipeline bench-pages
 
 bench-sandbox: install
-	$(PY) bench/sandbox.py
+	$(PY) -m bench.sandbox
 
 bench-children: install
-	$(PY) bench/children.py
+	$(PY) -m bench.children
 
 bench-judging: install
-	$(PY) bench/judging.py
+	$(PY) -m bench.judging
 
 bench-worker: install
-	$(PY) bench/worker.py
+	$(PY) -m bench.worker
 
 bench-corpus: install
-	$(PY) bench/corpus.py
+	$(PY) -m bench.corpus
 
 bench-publish: install
-	$(PY) bench/publish.py
+	$(PY) -m bench.publish
 
 bench-submit: install
-	$(PY) bench/submit.py --instructions
+	$(PY) -m bench.submit --instructions
 
 bench-pipeline: install
-	$(PY) bench/pipeline.py
+	$(PY) -m bench.pipeline
 
 bench-pages: install
-	$(PY) bench/pages.py
+	$(PY) -m bench.pages
+
+# Experiments, not part of `make bench`: the README cites their figures.
+bench-celery-dispatch: install
+	$(PY) -m bench.celery_dispatch
+
+bench-fair-share: install
+	$(PY) -m bench.fair_share
+
+bench-faults: install
+	$(PY) -m bench.faults
+
+bench-fork-cow: install
+	$(PY) -E -s -m bench.fork_cow
 
 clean:
 	rm -rf $(VENV) node_modules $(SYS_STAMP) staticfiles

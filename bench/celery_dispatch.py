@@ -1,6 +1,6 @@
 """What Celery itself costs a task: worker CPU per no-op task, prefork pool against solo workers.
 
-    .venv/bin/python bench/celery_dispatch.py [--tasks 3000]
+    make bench-celery-dispatch  (or: .venv/bin/python -m bench.celery_dispatch [--tasks 3000])
 
 Not part of `make bench`: it explains bench/pipeline.py's "celery main" and part of its pool
 CPU. Starts a Redis of its own (port 6405), publishes ``--tasks`` no-op tasks with the project's
@@ -22,16 +22,12 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from celery import Celery
 
-from celery import Celery  # noqa: E402
-
-from bench.common import load, processes  # noqa: E402
-from grader.engine.sandbox.launcher import process_children, process_tree  # noqa: E402
+from bench.common import ROOT, load, processes
+from grader.engine.sandbox.launcher import process_children, process_tree
 
 PORT = 6405
 QUEUE = "celery"

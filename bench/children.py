@@ -1,6 +1,6 @@
 """What one sandbox child costs: CPU per run and page faults per child, idle and busy, in one run.
 
-    make bench-children         (or: .venv/bin/python bench/children.py [--runs 200])
+    make bench-children         (or: .venv/bin/python -m bench.children [--runs 200])
 
 A fresh child per submission (forked from the zygote, every layer applied, the module loaded,
 then killed) is the largest part of a verdict's CPU in a burst (bench/pipeline.py). This
@@ -31,11 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.common import load  # noqa: E402
-from bench.sandbox import CORRECT, SEED, exercise_spec  # noqa: E402
+from bench.common import CORRECT, load
+from bench.sandbox import SEED, exercise_spec
 
 
 def sandbox_cpu(pids: list[str]) -> float:

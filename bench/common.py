@@ -1,5 +1,6 @@
-"""What every benchmark prints the same way (the load average, percentiles), and the process
-table some of them read (its tree: grader.engine.sandbox.launcher.process_tree)."""
+"""What every benchmark prints the same way (the load average, percentiles), the process table
+some of them read (its tree: grader.engine.sandbox.launcher.process_tree), the project's root and
+the correct attention every benchmark grades (bench/correct_attention.py, read as a submission)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import os
 from pathlib import Path
 
 _TICK = os.sysconf("SC_CLK_TCK")
+
+ROOT = Path(__file__).resolve().parents[1]
+CORRECT = (ROOT / "bench" / "correct_attention.py").read_text()
 
 
 def load() -> str:

@@ -1,6 +1,6 @@
 """Fair share of grading, measured: the audit's scenario (issue 12, finding 6), before and after.
 
-    .venv/bin/python bench/fair_share.py [--samples 3] [--warmup 12]
+    make bench-fair-share   (or: .venv/bin/python -m bench.fair_share [--samples 3] [--warmup 12])
 
 Three new accounts keep their queues full of CPU-burning submissions (each spins until the
 sandbox's CPU limit, inside the sandbox); meanwhile an honest student submits a correct
@@ -24,19 +24,15 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench import pipeline  # noqa: E402
+from bench import pipeline
+from bench.common import CORRECT
 
 PY = sys.executable
 WEB_PORT = 8802
 REDIS_PORT = 6402
 BASE = f"http://127.0.0.1:{WEB_PORT}"
 EXERCISE = "scaled-dot-product-attention"
-CORRECT = (ROOT / "bench" / "correct_attention.py").read_text()
 BURNER = "def attention(Q, K, V, mask=None):\n    while True:\n        pass\n"
 FINAL = {"passed", "failed", "error", "internal-error"}
 ARRIVAL_ORDER = {"GRADER_ONE_RUNNING_PER_USER": "false", "GRADER_FAIR_SHARE_PRIORITIES": "false"}

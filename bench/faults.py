@@ -1,7 +1,9 @@
 """Where a sandbox child's page faults land: each fault's address, mapped onto the zygote's
 memory map (the child's, at its fork).
 
-    .venv/bin/python bench/faults.py [--runs 100]      (as root; needs perf: Debian's linux-perf)
+    make bench-faults           (or: .venv/bin/python -m bench.faults [--runs 100])
+
+As root; needs perf (Debian's linux-perf).
 
 Not part of `make bench`: it explains bench/children.py's fault counts. Runs one tiny call
 back to back (as in a burst) under `perf record -e page-faults -c 1 -d -a`, then counts the
@@ -23,11 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.common import load  # noqa: E402
-from grader.engine.sandbox.launcher import process_tree  # noqa: E402
+from bench.common import load
+from grader.engine.sandbox.launcher import process_tree
 
 
 def python_zygote(outer: int) -> int:

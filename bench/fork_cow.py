@@ -1,7 +1,10 @@
 """What a forked child of a warm numpy Python costs, by interpreter: CPU and page faults.
 
-    .venv/bin/python -I bench/fork_cow.py [--runs 300]
+    make bench-fork-cow         (or: .venv/bin/python -E -s -m bench.fork_cow [--runs 300])
     /path/to/other/python -I bench/fork_cow.py       (any Python with numpy: compare versions)
+
+It imports nothing of the project, so another interpreter can run the file itself (``-I``
+drops the current folder from the path, which ``-m`` needs: ``-E -s`` keeps the rest of it).
 
 Not part of `make bench`: it asks which CPython would make the sandbox's children cheaper.
 The parent imports what the zygote imports, warms numpy and freezes the collector; each
@@ -9,6 +12,8 @@ child does what a small grade does outside the layers (a JSON header, compile an
 attention module, ten calls, their bytes) and exits. Most of a child's cost on this machine
 is page faults, and most of those are copy-on-write of objects whose reference counts the
 child writes. Python 3.12 makes many shared objects immortal (no reference count writes).
+The baseline, in the same run (interleaved in blocks of ten): a bare fork whose child exits at
+once.
 Our own trusted code only; nothing here runs a submission.
 """
 
@@ -24,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+BLOCK = 10
 # The attention every benchmark grades (read here: the child compiles it as a submission).
 SOURCE = (Path(__file__).resolve().parent / "correct_attention.py").read_text()
 
@@ -55,19 +61,34 @@ def main() -> int:
     float((a @ a.T).sum())
     gc.collect()
     gc.freeze()
-    (c0, f0), (p0, g0) = usage(resource.RUSAGE_CHILDREN), usage(resource.RUSAGE_SELF)
-    for _ in range(args.runs):
-        pid = os.fork()
-        if pid == 0:
-            child()
-            os._exit(0)
-        os.waitpid(pid, 0)
-    (c1, f1), (p1, g1) = usage(resource.RUSAGE_CHILDREN), usage(resource.RUSAGE_SELF)
+    # The baseline, interleaved in blocks of BLOCK: a child that exits at once (a bare fork).
+    totals = {"grade": [0.0, 0, 0.0, 0], "bare": [0.0, 0, 0.0, 0]}
+    for block in range(0, args.runs, BLOCK):
+        for kind, work in (("grade", child), ("bare", None)):
+            (c0, f0), (p0, g0) = usage(resource.RUSAGE_CHILDREN), usage(resource.RUSAGE_SELF)
+            for _ in range(min(BLOCK, args.runs - block)):
+                pid = os.fork()
+                if pid == 0:
+                    if work is not None:
+                        work()
+                    os._exit(0)
+                os.waitpid(pid, 0)
+            (c1, f1), (p1, g1) = usage(resource.RUSAGE_CHILDREN), usage(resource.RUSAGE_SELF)
+            for i, delta in enumerate((c1 - c0, f1 - f0, p1 - p0, g1 - g0)):
+                totals[kind][i] += delta
     n = args.runs
+    (cpu, faults, fork, fork_faults), (bare_cpu, bare_faults, _, _) = (
+        [t / n for t in totals[k]] for k in ("grade", "bare")
+    )
     print(
         f"Python {sys.version.split()[0]}, numpy {np.__version__}: child CPU "
-        f"{(c1 - c0) / n * 1e3:.2f} ms, {(f1 - f0) / n:.0f} page faults; the parent's fork "
-        f"{(p1 - p0) / n * 1e3:.2f} ms, {(g1 - g0) / n:.0f} faults"
+        f"{cpu * 1e3:.2f} ms, {faults:.0f} page faults; the parent's fork "
+        f"{fork * 1e3:.2f} ms, {fork_faults:.0f} faults"
+    )
+    print(
+        f"baseline: a bare fork (the child exits at once): child CPU {bare_cpu * 1e3:.2f} ms, "
+        f"{bare_faults:.0f} page faults; a small grade's child is {cpu / bare_cpu:.1f}x its CPU, "
+        f"{faults / max(bare_faults, 1):.1f}x its faults"
     )
     return 0
 

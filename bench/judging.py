@@ -1,7 +1,7 @@
 """What judging costs in a whole grade: a wrong submission (checks + diagnosis) against a
 correct one, both graded in this process with trusted callables, in one run.
 
-    .venv/bin/python bench/judging.py [--grades 30]
+    .venv/bin/python -m bench.judging [--grades 30]
 
 The executor is ``CallableExecutor`` (no sandbox): what is timed is the engine's own work,
 planning the inputs, judging the outputs and, for a wrong submission, naming the
@@ -14,11 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grader.engine import reference
 from grader.engine import wrong_implementations as wrong

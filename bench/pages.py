@@ -1,6 +1,6 @@
 """The question page while the graders are saturated, against the same page at idle, in one run.
 
-    make bench-pages        (or: .venv/bin/python bench/pages.py [--rate 50] [--seconds 20])
+    make bench-pages        (or: .venv/bin/python -m bench.pages [--rate 50] [--seconds 20])
 
 Prints the load average at start and end, then for the anonymous question page:
 - open loop: requests fired on a fixed schedule (--rate per second), each latency measured
@@ -21,16 +21,12 @@ import argparse
 import http.client
 import os
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import pct
 from bench.pipeline import CORRECT, Stack, api

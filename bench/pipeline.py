@@ -1,6 +1,6 @@
 """End-to-end pipeline benchmark: starts the whole stack and measures it in one run.
 
-    make bench-pipeline         (or: .venv/bin/python bench/pipeline.py [--burst 1000])
+    make bench-pipeline         (or: .venv/bin/python -m bench.pipeline [--burst 1000])
 
 Prints, each beside a baseline measured in the same run, and the load average at the start
 and the end:
@@ -36,18 +36,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.common import load, pct, processes  # noqa: E402
-from grader.engine.sandbox.executor import CpuPressure  # noqa: E402
-from grader.engine.sandbox.launcher import process_children, process_tree  # noqa: E402
+from bench.common import CORRECT, ROOT, load, pct, processes
+from grader.engine.sandbox.executor import CpuPressure
+from grader.engine.sandbox.launcher import process_children, process_tree
 
 PY = sys.executable
 REDIS_PORT = 6393
 WEB_PORT = 8765
 BASE = f"http://127.0.0.1:{WEB_PORT}"
-CORRECT = (ROOT / "bench" / "correct_attention.py").read_text()
 
 
 class Stack:

@@ -1,6 +1,6 @@
 """A grade task's publish: the connection kept per thread against a new one per message.
 
-    make bench-publish          (or: .venv/bin/python bench/publish.py [--messages 300])
+    make bench-publish          (or: .venv/bin/python -m bench.publish [--messages 300])
 
 Starts a Redis of its own (port 6404), then times ``grader.publish.task_publish`` (the kept
 connection) and the same send on a fresh bounded connection per message (what it did before),
@@ -17,12 +17,8 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.common import load  # noqa: E402
+from bench.common import load
 
 PORT = 6404
 os.environ["REDIS_URL"] = f"redis://127.0.0.1:{PORT}/0"

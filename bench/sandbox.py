@@ -1,6 +1,6 @@
 """Whole-grade benchmark: a grade through the warm sandbox against the naive design, in one run.
 
-    make bench-sandbox          (or: .venv/bin/python bench/sandbox.py [--grades 150])
+    make bench-sandbox          (or: .venv/bin/python -m bench.sandbox [--grades 150])
 
 Like with like: both sides are ``grader.engine.grading.grade`` end to end (plan the hidden
 inputs, run the submission on them, judge the outputs, and for a wrong submission name its
@@ -26,16 +26,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.common import load, pct  # noqa: E402
-from grader.engine.executors.base import (  # noqa: E402
+from bench.common import CORRECT, ROOT, load, pct
+from grader.engine.executors.base import (
     Call,
     CallResult,
     Gate,
@@ -44,7 +40,6 @@ from grader.engine.executors.base import (  # noqa: E402
     RunStatus,
 )
 
-CORRECT = (ROOT / "bench" / "correct_attention.py").read_text()
 WRONG = (
     ROOT / "tests" / "golden" / "scaled-dot-product-attention" / "missing_scale.py"
 ).read_text()

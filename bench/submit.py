@@ -1,6 +1,6 @@
 """The web's cost of one submit, in this process: POST /api/submissions/ against a poll of it.
 
-    make bench-submit           (or: .venv/bin/python bench/submit.py [--instructions])
+    make bench-submit           (or: .venv/bin/python -m bench.submit [--instructions])
 
 Calls the WSGI application directly (no HTTP server, so the figures are the Django side
 alone), on a SQLite file of its own and its own Redis (the rate limits and the publish are
@@ -32,13 +32,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.common import load  # noqa: E402
+from bench.common import CORRECT, ROOT, load
 
 REDIS_PORT = 6394
-CORRECT = (ROOT / "bench" / "correct_attention.py").read_text()
 USERS = 20
 
 
@@ -137,8 +133,9 @@ def _instructions(kind: str, tmp: Path) -> float:
         out = subprocess.run(
             [
                 *("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"),
-                *(sys.executable, __file__, "--counted", kind, str(n)),
+                *(sys.executable, "-m", "bench.submit", "--counted", kind, str(n)),
             ],
+            cwd=ROOT,
             capture_output=True,
             text=True,
             check=True,

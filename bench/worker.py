@@ -1,6 +1,6 @@
 """The worker's cost around a grade: claim-to-verdict against the grade alone, in one run.
 
-    make bench-worker           (or: .venv/bin/python bench/worker.py [--grades 40])
+    make bench-worker           (or: .venv/bin/python -m bench.worker [--grades 40])
 
 In this process, on a SQLite file of its own (or $BENCH_DATABASE_URL), with one warm sandbox:
 - the grade alone: ``grading.grade`` of the submission's code (plan, sandbox, judging);
@@ -23,10 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.common import load  # noqa: E402
+from bench.common import CORRECT, ROOT, load
 
 TMP = Path(tempfile.mkdtemp(prefix="bench-worker-"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "quizsite.settings")
@@ -41,7 +38,7 @@ os.environ["REDIS_URL"] = "redis://127.0.0.1:9/0"
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 CODES = {
-    "correct": (ROOT / "bench" / "correct_attention.py").read_text(),
+    "correct": CORRECT,
     "wrong": (ROOT / "tests/golden/scaled-dot-product-attention/missing_scale.py").read_text(),
 }
 
