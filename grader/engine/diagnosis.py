@@ -681,9 +681,15 @@ def _batch_codes(
     codes: set[str],
 ) -> set[str]:
     """At most one batch code: the function works for some numbers of dimensions and not for
-    others, with the cause where a wrong implementation, an exception or a shape shows it."""
+    others, with the cause where a wrong implementation, an exception or a shape shows it.
+    Batched outputs that merely disagree with the 2-D ones count only where the 2-D output is
+    right: a function wrong in 2-D is not said to have a batch mistake for that alone."""
     texts: list[str] = []
     failed = np_dot = fixed_ndim = False
+
+    def right_2d(i: int) -> bool:
+        return _same(outcomes[i], _outcome(_REFERENCES[kind], probes[i]), MATCH_RTOL, MATCH_ATOL)
+
     if kind == reference.KIND_SOFTMAX:
         # The plain inputs have one, two and three dimensions.
         plain = [i for i, p in enumerate(probes) if PLAIN in p.tags]
@@ -722,12 +728,19 @@ def _batch_codes(
                 lead = (BATCH_SIZE,) * probes[j].form
                 if out.shape == lead + base.shape:
                     element_0 = out[(0,) * probes[j].form]
-                    if not _same(element_0, base, MATCH_RTOL, MATCH_ATOL):
-                        failed = True  # batch element 0 is the 2-D input: it must agree
-                        if WEIGHTS in probes[group[0]].tags:
-                            # A scale that changes with the number of dimensions was read
-                            # from a positive index (K.shape[0], Q.shape[1], ...).
-                            fixed_ndim |= _scale_changes(kind, probes[group[0]], base, element_0)
+                    if _same(element_0, base, MATCH_RTOL, MATCH_ATOL):
+                        continue
+                    # Batch element 0 is the 2-D input: it must agree. Disagreeing shows a batch
+                    # mistake only in a function right in 2-D; one already wrong there (a
+                    # softmax over axis 0, the queries) is wrong differently with batch axes for
+                    # the same reason, which its 2-D diagnosis names.
+                    failed |= right_2d(group[0])
+                    if WEIGHTS in probes[group[0]].tags and _scale_changes(
+                        kind, probes[group[0]], base, element_0
+                    ):
+                        # A scale that changes with the number of dimensions was read from a
+                        # positive index (K.shape[0], Q.shape[1], ...), right in 2-D or not.
+                        failed = fixed_ndim = True
                 else:
                     failed = True
                     np_dot |= out.shape == lead + base.shape[:-1] + lead + base.shape[-1:]

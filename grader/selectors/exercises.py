@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db.models import Count, Max, Q, QuerySet
@@ -11,6 +13,7 @@ from grader.engine import limits as grading_limits
 from grader.engine.executors.base import Limits
 from grader.engine.grading import CheckSpec, ExerciseSpec
 from grader.models import Exercise, ExerciseValidation, Submission
+from questions.rendering import render_markdown
 from quizsite.rows import row_get
 
 if TYPE_CHECKING:
@@ -141,3 +144,31 @@ def exercise_get_by_slug(*, slug: str) -> Exercise:
 
 def exercise_validation_latest(*, exercise: Exercise) -> ExerciseValidation | None:
     return ExerciseValidation.objects.filter(exercise=exercise).first()
+
+
+# The first Markdown heading of a statement (the "### Contract" of the built-in ones).
+_FIRST_HEADING = re.compile(r"^#{1,6}[ \t]", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class StatementParts:
+    """A statement as sanitised HTML: its essentials (what to write), then the rest."""
+
+    essentials_html: str
+    rest_html: str
+
+
+def exercise_statement_parts(*, exercise: Exercise) -> StatementParts:
+    """The statement split at its first heading: the paragraph naming the function to write
+    goes above the editor, the contract and the checks below it (folded on a phone).
+
+    A statement without a heading is all essentials; one that starts with a heading has none.
+    """
+    text = exercise.statement
+    found = _FIRST_HEADING.search(text)
+    cut = found.start() if found else len(text)
+    essentials, rest = text[:cut].strip(), text[cut:].strip()
+    return StatementParts(
+        essentials_html=render_markdown(essentials) if essentials else "",
+        rest_html=render_markdown(rest) if rest else "",
+    )

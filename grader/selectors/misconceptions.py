@@ -25,7 +25,7 @@ from grader.engine.misconceptions import (
 )
 from grader.models import Exercise, Submission
 from questions.models import WrongAnswer
-from questions.rendering import render_markdown, strip_markers
+from questions.rendering import render_inline, render_markdown, strip_markers
 
 
 def _rebuttals() -> dict[str, WrongAnswer]:
@@ -41,6 +41,8 @@ def _with_rebuttal(entry: dict[str, Any], rebuttals: dict[str, WrongAnswer]) -> 
     return {
         **entry,
         # Markdown with $math$ (the API's plain form) and the same as safe HTML (the pages').
+        "title_html": render_inline(entry["title"]),
+        "explanation_html": render_markdown(entry["explanation"]) if entry["explanation"] else "",
         "links": misconception_links(entry["code"]),
         # The question page itself: its #wrong-… anchors exist only once a candidate answered.
         "question_url": QUESTION_PATH.format(question=QUESTION_SLUG) if wa else None,

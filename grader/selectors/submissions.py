@@ -6,6 +6,7 @@ import difflib
 import re
 import statistics
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -16,7 +17,7 @@ from django.utils import timezone
 from grader.engine.checks import messages as check_messages
 from grader.engine.checks.base import readable_error
 from grader.engine.checks.messages import as_math
-from grader.engine.grading import visible_message
+from grader.engine.grading import MSG_STOPPED, visible_message
 from grader.engine.misconceptions import misconception_describe
 from grader.engine.sandbox import messages as sandbox_messages
 from grader.models import Exercise, ExerciseCheck, RegradePreview, Submission
@@ -465,3 +466,42 @@ def submission_error(
             if error is not None:
                 return error
     return None
+
+
+# --- Why a row of the history failed to be evaluated ------------------------------------------
+
+HISTORY_REASON_MAX_CHARS = 160
+_STOPPED_PREFIX = MSG_STOPPED.split("{reason}")[0]
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    submission: Submission
+    reason: str  # plain text, "" where the status and misconceptions say it all
+
+
+def submission_history_reason(*, submission: Submission) -> str:
+    """One line on why a submission could not be evaluated, or stopped early: the exception
+    (type, message, line) or the limit it hit, from the stored verdict. Plain text (student's
+    text included): the page escapes it and never typesets it."""
+    message = submission.message or ""
+    if submission.status == Submission.Status.FAILED and message.startswith(_STOPPED_PREFIX):
+        return _one_line(message[len(_STOPPED_PREFIX) :])
+    if submission.status not in (Submission.Status.ERROR, Submission.Status.INTERNAL_ERROR):
+        return ""
+    error = submission_error(submission=submission)
+    if error is not None:
+        where = f" (line {error.line})" if error.line else ""
+        return _one_line(error.exception) + where
+    return _one_line(message)
+
+
+def submission_history_rows(*, submissions: Iterable[Submission]) -> list[HistoryRow]:
+    return [HistoryRow(s, submission_history_reason(submission=s)) for s in submissions]
+
+
+def _one_line(text: str) -> str:
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if len(first) > HISTORY_REASON_MAX_CHARS:
+        return first[: HISTORY_REASON_MAX_CHARS - 1].rstrip() + "…"
+    return first

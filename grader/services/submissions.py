@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MSG_CODE_EMPTY = "Your code is empty. Paste or write a function, then submit."
+MSG_CODE_UNCHANGED = (
+    "This is the starter code, unchanged: it was not submitted and does not count. "
+    "Write your function in the editor, then submit."
+)
 MSG_CODE_TOO_LARGE = (
     f"Your code is larger than {CODE_MAX_BYTES // 1024} KiB. "
     "Submit only the function and what it needs."
@@ -79,6 +83,17 @@ class SubmissionRejected(Exception):
 _WAITING = (Submission.Status.QUEUED, Submission.Status.RUNNING)
 
 
+def is_starter_code(*, code: str, starter_code: str) -> bool:
+    """Is ``code`` the exercise's starter code, whatever its whitespace and line endings?
+
+    Grading it only fails (it is a stub) and counts an attempt against the student: a keyboard
+    user who never reached the editor's text submits exactly this. Whitespace alone does not
+    make it the student's own code (an editor or a paste may change indentation, trailing
+    spaces, CRLF line endings).
+    """
+    return bool(starter_code.strip()) and code.split() == starter_code.split()
+
+
 def submission_create(
     *, user: AbstractBaseUser, exercise: Exercise, code: str, now: Any = None
 ) -> Submission:
@@ -88,6 +103,9 @@ def submission_create(
         raise SubmissionRejected(MSG_CODE_EMPTY)
     if len(code.encode()) > CODE_MAX_BYTES:
         raise SubmissionRejected(MSG_CODE_TOO_LARGE, status_code=413)
+    # Before the rate limit and the row: a refused starter code is neither stored nor counted.
+    if is_starter_code(code=code, starter_code=exercise.starter_code):
+        raise SubmissionRejected(MSG_CODE_UNCHANGED)
     # One limit per user whatever the path: the page's form and the API both come here.
     wait = rate_limit_hit(
         scope="submissions", ident=str(user.pk), rate=settings.THROTTLE_RATES["submissions"]

@@ -1,5 +1,5 @@
-"""{{ codes|misconceptions }}: diagnosis codes as names with links to their explanations;
-{{ text|as_math }}: a grader message with d_k written dₖ (still escaped text)."""
+"""{{ codes|misconceptions }}: diagnosis codes as names (also as HTML) with links to their
+explanations; {{ text|as_math }}: a grader message with d_k written dₖ (still escaped)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,16 @@ from django import template
 
 from grader.engine.checks.messages import as_math
 from grader.engine.misconceptions import misconception_describe
+from questions.rendering import render_inline
 
 register = template.Library()
 
 
 @register.filter(name="misconceptions")
 def misconceptions_filter(codes: list[str] | None) -> list[dict[str, Any]]:
-    return [misconception_describe(code) for code in codes or []]
+    described = [misconception_describe(code) for code in codes or []]
+    # The titles are our Markdown (`K.T` in backticks): rendered and sanitised for the page.
+    return [{**m, "title_html": render_inline(m["title"])} for m in described]
 
 
 @register.filter(name="as_math")

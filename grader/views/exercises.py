@@ -12,10 +12,10 @@ from grader.selectors.exercises import (
     exercise_get_published,
     exercise_list_with_progress,
     exercise_progress,
+    exercise_statement_parts,
 )
 from grader.selectors.misconceptions import misconception_catalogue_with_rebuttals
 from grader.selectors.submissions import submission_best_of_user, submissions_of_user
-from questions.rendering import render_markdown
 from questions.selectors import question_get
 
 
@@ -64,7 +64,7 @@ def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
     exercise = exercise_get_published(slug=slug)
     context = {
         "exercise": exercise,
-        "statement_html": render_markdown(exercise.statement),
+        "statement": exercise_statement_parts(exercise=exercise),
         "question_url": _question_url(exercise.question_slug),
         "question_title": _question_title(exercise.question_slug),
         "editor_code": exercise.starter_code,

@@ -25,6 +25,7 @@ from grader.selectors.submissions import (
     submission_diff,
     submission_error,
     submission_get_for_user,
+    submission_history_rows,
     submission_queue_ahead,
     submission_queue_estimate_seconds,
     submission_queue_text,
@@ -149,7 +150,14 @@ def history(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "grader/submission_history.html",
-        {"exercise": exercise, "page": page, "diff": diff, "older": older, "newer": newer},
+        {
+            "exercise": exercise,
+            "page": page,
+            "rows": submission_history_rows(submissions=page.object_list),
+            "diff": diff,
+            "older": older,
+            "newer": newer,
+        },
     )
 
 

@@ -11,6 +11,20 @@
     textarea.addEventListener("keydown", function (e) {
       if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); submit(); }
     });
+    // Disabling the Submit button while its request runs drops focus to the page, so a
+    // keyboard or screen-reader user would have to hunt for the verdict: the verdict (or the
+    // refusal) takes focus when it arrives, each poll's copy again. Someone who submitted from
+    // the editor with Ctrl+Enter keeps their place there; the live region reads it out.
+    var result = document.getElementById("result");
+    var button = document.getElementById("submit-button");
+    document.body.addEventListener("htmx:afterSettle", function (e) {
+      if (!result || !result.contains(e.target)) return;
+      var verdict = result.querySelector(".verdict");
+      var active = document.activeElement;
+      if (!verdict || (active && active !== document.body && active !== button)) return;
+      verdict.setAttribute("tabindex", "-1");
+      verdict.focus();
+    });
     if (!window.ace || !holder) return;
     // Ace fetches the Python mode when the editor starts. Its address comes from the template
     // ({% static %}), because in production every file has a hashed name: nothing may be found
@@ -36,6 +50,26 @@
     });
     editor.renderer.textarea.setAttribute("aria-label", "Python code editor");
     editor.renderer.textarea.setAttribute("aria-describedby", "editor-help");
+    // Ace's keyboard mode puts two Tab stops before the text: the gutter, then the content,
+    // where only Enter starts editing. Someone following the page's hint typed into neither.
+    // Here Tab lands in the text itself (it comes first in the editor), Tab there indents, and
+    // Escape (Ace's command) moves focus to the content, from which Tab leaves the editor.
+    var text = editor.textInput.getElement();
+    var content = editor.renderer.scroller;
+    editor.renderer.$gutter.setAttribute("tabindex", "-1");
+    content.setAttribute("tabindex", "-1");
+    // Chromium makes a scrollable box a Tab stop of its own: Ace's scrollbars (code wider than
+    // a phone) would be one more stop after Escape. The cursor scrolls the code instead.
+    [editor.renderer.scrollBarV, editor.renderer.scrollBarH].forEach(function (bar) {
+      if (bar && bar.element) bar.element.setAttribute("tabindex", "-1");
+    });
+    text.setAttribute("tabindex", "0");
+    // While the content holds focus (after Escape), Shift+Tab must leave backwards too
+    // instead of landing in the text again: the text is a Tab stop only once focus moved on.
+    content.addEventListener("focus", function () { text.setAttribute("tabindex", "-1"); });
+    content.addEventListener("blur", function () {
+      window.setTimeout(function () { text.setAttribute("tabindex", "0"); }, 0);
+    });
     editor.session.on("change", function () { textarea.value = editor.getValue(); });
     editor.commands.addCommand({
       name: "submit",

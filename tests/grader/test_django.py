@@ -235,6 +235,7 @@ def test_rebuttal_links_point_at_existing_wrong_answers():
 
 def test_every_misconception_has_a_section_at_its_anchor_open_to_anyone(client):
     from grader.engine.misconceptions import CODES, EXPLANATIONS_PATH, MISCONCEPTIONS
+    from questions.rendering import render_inline
 
     assert reverse("grader:misconception-list") == EXPLANATIONS_PATH
     page = client.get(EXPLANATIONS_PATH)  # anonymous: no interview gate before it
@@ -243,4 +244,4 @@ def test_every_misconception_has_a_section_at_its_anchor_open_to_anyone(client):
     for code in CODES:
         m = MISCONCEPTIONS[code]
         assert f'id="{m.anchor}"' in html and f'href="#{m.anchor}"' in html
-        assert m.title.replace("'", "&#x27;") in html
+        assert render_inline(m.title) in html  # the title's Markdown (`K.T`), rendered
