@@ -419,3 +419,24 @@ def test_a_child_state_is_set_again_or_the_run_is_refused() -> None:
     assert _in_child(lambda: refused("hard-limit")) == 0
     if trusted.niceness < 19:
         assert _in_child(lambda: refused("niceness")) == 0
+
+
+@pytest.mark.parametrize("flood", [0, 1 << 20])
+def test_begin_is_read_before_the_pipe_is_judged_too_full(flood: int) -> None:
+    """BEGIN and a flood that followed it in one read: the student's bad output, not a run
+    that never began (which would be the sandbox's failure, retried and never charged)."""
+    from grader.engine.executors.base import Call
+    from grader.engine.sandbox.executor import _Child, _RunState
+    from grader.engine.sandbox.inside import protocol as p
+
+    state = _RunState(calls=[Call(args=(1.0,))], entry_point="f")
+    area = os.memfd_create("area-test")
+    try:
+        os.write(area, p.AREA_HEADER.pack(0))
+        child = _Child(pid=0, req_w=-1, res_r=-1, out_r=-1, area=area)
+        sandbox = object.__new__(SandboxExecutor)
+        accepted = sandbox._pipe_chunk(state, child, p.frame(p.BEGIN, b"") + b"\0" * flood)
+    finally:
+        os.close(area)
+    assert state.begun
+    assert accepted is (flood == 0)

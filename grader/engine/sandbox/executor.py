@@ -52,6 +52,8 @@ STDOUT_TRUNCATED = "\n[... output truncated after {kib} KiB]"
 AREA_BYTES = L.OUTPUT_TOTAL_MAX_BYTES + 4096
 # Frames holding text (tracebacks, error details) are small; their JSON is parsed here.
 MAX_TEXT_FRAME = 4 * L.ERROR_TEXT_MAX_CHARS + 4096
+# All a run may send through the result pipe: BEGIN, perhaps a PAUSE, one frame that ends it.
+MAX_PIPE_BYTES = MAX_TEXT_FRAME + 3 * p.HEADER.size
 # Children kept forked and layered ahead of time: two, so a burst of grades (a worker draining
 # its queue) still finds one ready while the zygote forks the next.
 PREFORK_DEPTH = 2
@@ -712,10 +714,7 @@ class SandboxExecutor:
                 if chunk is None:
                     res_open = False
                 else:
-                    state.result_bytes += len(chunk)
-                    state.buf += chunk
-                    too_much = state.result_bytes > MAX_TEXT_FRAME + p.HEADER.size
-                    if too_much or not self._parse_pipe(state, child):
+                    if not self._pipe_chunk(state, child, chunk):
                         self._kill(zygote, child, wait=True)
                         return RunStatus.BAD_OUTPUT
                     if state.paused and state.status is None:
@@ -820,6 +819,16 @@ class SandboxExecutor:
                 raise _Broken(f"child {child.pid} did not die after SIGKILL")
             zygote.receive(deadline - time.monotonic())
         zygote.exits.pop(child.pid, None)
+
+    def _pipe_chunk(self, state: _RunState, child: _Child, chunk: bytes) -> bool:
+        """Take what the result pipe gave; False if the child broke the protocol.
+
+        Parsed before the size is judged: BEGIN comes first, so a child that floods the pipe
+        once its run began is the student's bad output, never a run that did not begin."""
+        state.result_bytes += len(chunk)
+        state.buf += chunk
+        parsed = self._parse_pipe(state, child)
+        return parsed and state.result_bytes <= MAX_PIPE_BYTES
 
     def _parse_pipe(self, state: _RunState, child: _Child) -> bool:
         """Consume complete frames from the result pipe: only frames that end a run come this
