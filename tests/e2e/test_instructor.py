@@ -9,10 +9,10 @@ import io
 from collections.abc import Callable
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
-from grader.models import Exercise, Submission
+from grader.models import Exercise
+from tests.factories import student_create, submission_create
 from tests.pipeline.stack import golden
 
 pytestmark = [
@@ -28,11 +28,11 @@ PHONE = {"width": 390, "height": 844}
 
 
 def _student(name: str):
-    return get_user_model().objects.create_user(name, password=f"{name}-pass-123")
+    return student_create(username=name, password=f"{name}-pass-123")
 
 
 def _stored(user, *, status: str, score: float | None, codes: list[str] | None = None):
-    return Submission.objects.create(
+    return submission_create(
         user=user,
         exercise=Exercise.objects.get(slug=SLUG),
         code=CORRECT,

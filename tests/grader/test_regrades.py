@@ -7,7 +7,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test import Client
@@ -29,17 +28,14 @@ from grader.services.regrades import (
     submissions_regrade,
 )
 from grader.services.submissions import submission_claim, submission_finish
-from quizsite.roles import instructors_group_sync
+from tests.factories import exercise_get, submission_create, user_create
 
 pytestmark = pytest.mark.django_db
 SLUG = "scaled-dot-product-attention"
 
 
 def _user(name: str, *, instructor: bool = False) -> Any:
-    u = get_user_model().objects.create_user(name, password=f"pw-{name}-123", is_staff=instructor)
-    if instructor:
-        u.groups.add(instructors_group_sync())
-    return u
+    return user_create(username=name, password=f"pw-{name}-123", instructor=instructor)
 
 
 def _client(u: Any) -> Client:
@@ -49,9 +45,9 @@ def _client(u: Any) -> Client:
 
 
 def _submission(user: Any, *, status: str = "failed", score: float | None = 0.0) -> Submission:
-    return Submission.objects.create(
+    return submission_create(
         user=user,
-        exercise=Exercise.objects.get(slug=SLUG),
+        exercise=exercise_get(slug=SLUG),
         code="def attention(Q, K, V, mask=None): ...",
         seed=7,
         status=status,
@@ -233,13 +229,13 @@ def test_progress_fragment_stops_polling_once_every_submission_is_graded() -> No
 )
 def test_new_staff_pages_need_the_model_permissions(url: str) -> None:
     assert _client(_user("bare", instructor=False)).get(url).status_code == 302  # not staff
-    bare_staff = get_user_model().objects.create_user("bare-staff", is_staff=True)
+    bare_staff = user_create(username="bare-staff", is_staff=True)
     assert _client(bare_staff).get(url).status_code == 403
     assert _client(_user("teacher", instructor=True)).get(url).status_code == 200
 
 
 def test_confirming_needs_the_regrade_permission() -> None:
-    viewer = get_user_model().objects.create_user("viewer", is_staff=True)
+    viewer = user_create(username="viewer", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_submission"))
     assert _client(viewer).get(f"/staff/exercises/{SLUG}/regrade/confirm/").status_code == 403
     assert _client(viewer).get(f"/staff/exercises/{SLUG}/regrade/progress/").status_code == 200
