@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, settings
 from quizsite.services.api_tokens import api_token_issue
 from tests.factories import student_create
 
-pytestmark = pytest.mark.django_db
+# Fuzzing every endpoint takes minutes on 2 cores: `make test` runs it, `make test-fast` not.
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "30"))
 # Derandomised (the same examples every run) unless SCHEMATHESIS_RANDOM=1, for a wider search.
