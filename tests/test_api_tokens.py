@@ -29,7 +29,7 @@ from quizsite.services.api_tokens import (
     api_token_issue,
     api_tokens_revoke_all,
 )
-from tests.factories import student_create
+from tests.factories import user_create
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ NEW_PASSWORD = "a-new-passphrase-42"
 
 
 def user(username: str, **fields):  # type: ignore[no-untyped-def]
-    return student_create(username=username, password=f"pw-{username}-123", **fields)
+    return user_create(username=username, password=f"pw-{username}-123", **fields)
 
 
 def with_token(token: str) -> APIClient:
