@@ -2,7 +2,8 @@
 
 Plain functions, keyword arguments only, each building exactly what its arguments say and
 nothing else (no random values: a test that needs two users names them). The conftest fixtures
-(`student`, `instructor`) are made with them; a test that needs more rows calls them itself:
+(`instructor`, `student_page`, tests/questions' `alice` and `bob`) are made with them; a test
+that needs more rows calls them itself:
 
     ann = student_create(username="ann", password="pw-ann-123")
     row = submission_create(user=ann, status="failed", score=0.5, diagnosis=["missing-scale"])
