@@ -7,7 +7,7 @@ PY_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SYS_STAMP := .system-deps-checked
 
-.PHONY: install run test lint bench bench-sandbox bench-children bench-judging bench-worker bench-corpus bench-publish bench-submit bench-pipeline bench-pages bench-celery-dispatch bench-fair-share bench-faults bench-fork-cow clean
+.PHONY: install run test test-fast lint bench bench-sandbox bench-children bench-judging bench-worker bench-corpus bench-publish bench-submit bench-pipeline bench-pages bench-celery-dispatch bench-fair-share bench-faults bench-fork-cow clean
 
 install: $(SYS_STAMP) $(PY_STAMP) $(NPM_STAMP)
 
@@ -33,6 +33,15 @@ test: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
+
+# The inner loop: the same checks and every test but the browser (e2e), the real Redis and
+# Celery worker (stack) and the slow fuzzing (slow); the sandbox and golden suites stay in.
+# Markers are in pyproject.toml. `make test` still runs everything, and CI calls it.
+test-fast: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+	$(PY) -m pytest -m "not e2e and not stack and not slow"
 
 lint: install
 	$(VENV)/bin/ruff check --fix .

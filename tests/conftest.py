@@ -50,15 +50,9 @@ def seed_content(db: None) -> None:
 @pytest.fixture
 def instructor(db: None):
     """A staff user in the Instructors group (authoring rights on content, nothing more)."""
-    from django.contrib.auth import get_user_model
+    from tests.factories import instructor_create
 
-    from quizsite.roles import instructors_group_sync
-
-    user = get_user_model().objects.create_user(
-        username="instructor-t", password="instructor-pass-123", is_staff=True
-    )
-    user.groups.add(instructors_group_sync())
-    return user
+    return instructor_create(username="instructor-t", password="instructor-pass-123")
 
 
 def _is_transactional(item: pytest.Item) -> bool:

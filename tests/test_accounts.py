@@ -16,6 +16,7 @@ from django.core import mail
 from django.test import Client, RequestFactory
 
 from quizsite.views import safe_next
+from tests.factories import student_create
 
 pytestmark = pytest.mark.django_db
 
@@ -100,7 +101,7 @@ def test_an_account_page_does_not_send_the_header_links_back_to_itself() -> None
 
 
 def test_logging_in_returns_to_next_and_refuses_a_foreign_one() -> None:
-    get_user_model().objects.create_user("ann", password=PASSWORD)
+    student_create(username="ann", password=PASSWORD)
     ok = Client().post(
         "/accounts/login/", {"username": "ann", "password": PASSWORD, "next": EXERCISE}
     )
@@ -115,7 +116,7 @@ def test_logging_in_returns_to_next_and_refuses_a_foreign_one() -> None:
 
 
 def test_a_reset_mails_a_one_time_link_to_the_address() -> None:
-    get_user_model().objects.create_user("bob", email="bob@example.com", password=PASSWORD)
+    student_create(username="bob", email="bob@example.com", password=PASSWORD)
     response = Client().post("/accounts/password_reset/", {"email": "bob@example.com"})
     assert response.status_code == 302 and response["Location"] == "/accounts/password_reset/done/"
     assert len(mail.outbox) == 1
@@ -142,7 +143,7 @@ def _same_answer(response) -> None:
 @pytest.mark.usefixtures("rate_window")
 def test_a_flood_from_elsewhere_never_blocks_the_owners_reset(settings) -> None:
     settings.PASSWORD_RESET_MAIL_GAP_SECONDS = 1
-    get_user_model().objects.create_user("eve", email="eve@example.com", password=PASSWORD)
+    student_create(username="eve", email="eve@example.com", password=PASSWORD)
     for _ in range(10):  # twice the per-client limit, all for the owner's address
         _same_answer(_reset("eve@example.com", "10.6.6.6"))
     assert len(mail.outbox) == 1  # the flood's own first mail; the rest were dropped
@@ -155,7 +156,7 @@ def test_a_flood_from_elsewhere_never_blocks_the_owners_reset(settings) -> None:
 @pytest.mark.usefixtures("rate_window")
 def test_the_answer_is_the_same_whether_or_not_a_mail_is_sent(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "password_reset": "1/hour"}
-    get_user_model().objects.create_user("fay", email="fay@example.com", password=PASSWORD)
+    student_create(username="fay", email="fay@example.com", password=PASSWORD)
     sent = _reset("fay@example.com", "10.2.0.1")  # a mail
     gap_held = _reset("fay@example.com", "10.2.0.2")  # no mail: one went out just now
     no_account = _reset("nobody@example.com", "10.2.0.3")  # no mail: no such account
@@ -171,7 +172,7 @@ def test_the_answer_is_the_same_whether_or_not_a_mail_is_sent(settings) -> None:
 def test_one_client_sends_at_most_its_limit_of_mails(settings) -> None:
     settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "password_reset": "2/hour"}
     for name in ("gus", "hal", "ivy"):
-        get_user_model().objects.create_user(name, email=f"{name}@example.com", password=PASSWORD)
+        student_create(username=name, email=f"{name}@example.com", password=PASSWORD)
     for name in ("gus", "hal", "ivy"):
         _same_answer(
             Client(REMOTE_ADDR="10.9.9.9").post(
@@ -185,7 +186,7 @@ def test_one_client_sends_at_most_its_limit_of_mails(settings) -> None:
 
 @pytest.mark.usefixtures("rate_window")
 def test_many_clients_together_cannot_flood_one_inbox() -> None:
-    get_user_model().objects.create_user("jo", email="jo@example.com", password=PASSWORD)
+    student_create(username="jo", email="jo@example.com", password=PASSWORD)
     for i in range(20):
         _same_answer(_reset("jo@example.com", f"10.3.0.{i}"))
     assert len(mail.outbox) == 1

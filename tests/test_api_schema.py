@@ -13,14 +13,15 @@ from typing import Any
 
 import pytest
 import schemathesis
-from django.contrib.auth import get_user_model
 from django.core import signals
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
 from quizsite.services.api_tokens import api_token_issue
+from tests.factories import student_create
 
-pytestmark = pytest.mark.django_db
+# Fuzzing every endpoint takes minutes on 2 cores: `make test` runs it, `make test-fast` not.
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "30"))
 # Derandomised (the same examples every run) unless SCHEMATHESIS_RANDOM=1, for a wider search.
@@ -44,7 +45,7 @@ def api_schema(seed_content: None) -> Iterator[Any]:
 
 @pytest.fixture
 def token(db: None) -> str:
-    user = get_user_model().objects.create_user("fuzzer", password="fuzzer-pass-123")
+    user = student_create(username="fuzzer", password="fuzzer-pass-123")
     return api_token_issue(user=user).token
 
 

@@ -11,7 +11,6 @@ from types import SimpleNamespace
 from unittest import mock
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import PasswordChangeForm
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.contrib.auth.tokens import default_token_generator
@@ -30,6 +29,7 @@ from quizsite.services.api_tokens import (
     api_token_issue,
     api_tokens_revoke_all,
 )
+from tests.factories import user_create
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ NEW_PASSWORD = "a-new-passphrase-42"
 
 
 def user(username: str, **fields):  # type: ignore[no-untyped-def]
-    return get_user_model().objects.create_user(username, password=f"pw-{username}-123", **fields)
+    return user_create(username=username, password=f"pw-{username}-123", **fields)
 
 
 def with_token(token: str) -> APIClient:

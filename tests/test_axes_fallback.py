@@ -11,12 +11,12 @@ import socket
 from collections.abc import Iterator
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
 from quizsite.login_lockout import MSG_LOCKED_OUT
+from tests.factories import student_create
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +40,7 @@ def cache_down(settings) -> Iterator[None]:
 
 
 def _user(username: str) -> None:
-    get_user_model().objects.create_user(username, password=f"pw-{username}-123")
+    student_create(username=username, password=f"pw-{username}-123")
 
 
 def test_the_login_form_works_while_the_cache_is_down(cache_down: None) -> None:
@@ -107,6 +107,6 @@ def test_axes_is_given_an_address_or_none(meta: dict[str, str], expected: str | 
 
 @pytest.mark.django_db
 def test_force_login_works_with_the_database_handler(client) -> None:  # type: ignore[no-untyped-def]
-    user = get_user_model().objects.create_user("forced", password="pw-forced-12345")
+    user = student_create(username="forced", password="pw-forced-12345")
     client.force_login(user)
     assert client.get("/exercises/").status_code == 200

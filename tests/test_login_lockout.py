@@ -8,7 +8,6 @@ from datetime import timedelta
 import pytest
 from axes.models import AccessAttempt
 from django.conf import settings as django_settings
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -16,6 +15,7 @@ from rest_framework.test import APIClient
 from quizsite.login_lockout import MSG_ADDRESS_LOCKED_OUT, MSG_LOCKED_OUT
 from quizsite.selectors.login_failures import login_failures_from_address
 from quizsite.services.api_tokens import MSG_BAD_CREDENTIALS
+from tests.factories import user_create
 
 pytestmark = pytest.mark.django_db
 
@@ -36,10 +36,9 @@ def _password(username: str) -> str:
 
 @pytest.fixture
 def accounts() -> list[str]:
-    users = get_user_model().objects
     for name in USERNAMES:
         # Staff, so that a good login on the admin's form is a login there too.
-        users.create_user(name, password=_password(name), is_staff=True)
+        user_create(username=name, password=_password(name), is_staff=True)
     return USERNAMES
 
 

@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
+
+from tests.factories import student_create
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +31,7 @@ def _private(response) -> bool:
 @pytest.fixture
 def signed_in() -> Client:
     c = Client()
-    c.force_login(get_user_model().objects.create_user("cached", password="pw-cached-123"))
+    c.force_login(student_create(username="cached", password="pw-cached-123"))
     return c
 
 
@@ -53,7 +54,7 @@ def test_every_api_response_is_private_anonymous_or_not(url: str) -> None:
 
 def test_api_responses_to_a_signed_in_caller_are_private() -> None:
     c = APIClient()
-    c.force_authenticate(get_user_model().objects.create_user("apier", password="pw-apier-123"))
+    c.force_authenticate(student_create(username="apier", password="pw-apier-123"))
     response = c.get("/api/submissions/")
     assert response.status_code == 200
     assert _private(response)
@@ -66,7 +67,7 @@ def test_an_anonymous_page_that_sets_the_csrf_cookie_is_private() -> None:
 
 
 def test_logging_in_sets_a_session_cookie_on_a_private_response() -> None:
-    get_user_model().objects.create_user("logs-in", password="pw-logs-in-123")
+    student_create(username="logs-in", password="pw-logs-in-123")
     response = Client().post(
         "/accounts/login/", {"username": "logs-in", "password": "pw-logs-in-123"}
     )

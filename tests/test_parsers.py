@@ -8,13 +8,13 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 from rest_framework.test import APIClient
 
 from quizsite.parsers import MSG_JSON_TOO_DEEP, BoundedContentNegotiation, json_depth_exceeds
+from tests.factories import superuser_create
 
 pytestmark = pytest.mark.django_db
 
@@ -86,7 +86,7 @@ def test_deep_json_is_refused_on_every_endpoint(settings, signed_in: bool, depth
     client = APIClient()
     if signed_in:
         client.force_authenticate(
-            get_user_model().objects.create_superuser("deep-root", password="pw-deep-root-123")
+            superuser_create(username="deep-root", password="pw-deep-root-123")
         )
     seen = []
     for route, view in ROUTES:

@@ -6,7 +6,6 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db.models import Model
 from django.utils import timezone
 from knox.models import AuthToken
@@ -17,6 +16,7 @@ from grader.services import submissions as services
 from quizsite.authentication import TokenAuthentication
 from quizsite.rows import columns, row_get
 from quizsite.services.api_tokens import api_token_issue
+from tests.factories import student_create, submission_create
 
 pytestmark = pytest.mark.django_db
 
@@ -31,9 +31,9 @@ def same_fields(a: Model, b: Model) -> None:
 
 @pytest.fixture
 def submission() -> Submission:
-    user = get_user_model().objects.create_user("rita")
+    user = student_create(username="rita")
     now = timezone.now()
-    return Submission.objects.create(
+    return submission_create(
         user=user,
         exercise=Exercise.objects.get(slug="scaled-dot-product-attention"),
         code="def attention(q, k, v):\n    return v\n",
@@ -84,7 +84,7 @@ def test_some_columns_convert_as_the_orm_does(submission) -> None:  # type: igno
 
 
 def test_the_token_scheme_reads_knoxs_row_and_keeps_its_answers() -> None:
-    user = get_user_model().objects.create_user("tess")
+    user = student_create(username="tess")
     issued = api_token_issue(user=user)
     got_user, token = TokenAuthentication().authenticate_credentials(issued.token.encode())
     same_fields(user, got_user)
@@ -103,11 +103,11 @@ def test_a_users_recent_rows_written_out_are_the_orms(submission) -> None:  # ty
     user, exercise = submission.user, submission.exercise
     window = timedelta(seconds=services.settings.GRADER_FAIR_SHARE_WINDOW_SECONDS)
     for finished in (None, now - window - timedelta(seconds=1), now - window / 2, now):
-        Submission.objects.create(
+        submission_create(
             user=user, exercise=exercise, code="x", seed=1, finished_at=finished, started_at=now
         )
-    other = get_user_model().objects.create_user("otto")
-    Submission.objects.create(user=other, exercise=exercise, code="x", seed=1)
+    other = student_create(username="otto")
+    submission_create(user=other, exercise=exercise, code="x", seed=1)
     written = services._user_recent_rows(user_id=user.pk, now=now)
     orm = services._recent(Submission.objects.filter(user_id=user.pk), now=now)
     assert sorted(written) == sorted(orm)

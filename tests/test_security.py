@@ -21,12 +21,12 @@ from questions.services import ANSWER_THROTTLED
 from quizsite.login_lockout import MSG_LOCKED_OUT
 from quizsite.middleware import MSG_BODY_TOO_LARGE
 from quizsite.parsers import MSG_JSON_TOO_DEEP
-from quizsite.roles import instructors_group_sync
 from quizsite.views import (
     MSG_SIGNUP_THROTTLED,
     MSG_USERNAME_CHARACTERS,
     MSG_USERNAME_TAKEN,
 )
+from tests.factories import submission_create, user_create
 
 pytestmark = pytest.mark.django_db
 SLUG = "stable-softmax"
@@ -34,12 +34,9 @@ QUESTION = "/questions/why-divide-before-softmax/"
 
 
 def user(username: str, *, staff: bool = False, instructor: bool = False):
-    u = get_user_model().objects.create_user(
-        username, password=f"pw-{username}-123", is_staff=staff or instructor
+    return user_create(
+        username=username, password=f"pw-{username}-123", is_staff=staff, instructor=instructor
     )
-    if instructor:
-        u.groups.add(instructors_group_sync())
-    return u
 
 
 def browser_for(u) -> Client:
@@ -112,7 +109,7 @@ def test_deeply_nested_json_is_400_not_500() -> None:
 
 
 def _a_submission() -> Submission:
-    return Submission.objects.create(
+    return submission_create(
         user=user("victim"), exercise=Exercise.objects.get(slug=SLUG), seed=1, code="secret = 1"
     )
 
@@ -303,7 +300,7 @@ def test_hiding_a_check_hides_it_on_earlier_submissions() -> None:
     check.visibility = ExerciseCheck.Visibility.SHOWN
     check.save()
     ann = user("ann")
-    submission = Submission.objects.create(
+    submission = submission_create(
         user=ann,
         exercise=exercise,
         seed=1,
@@ -363,7 +360,7 @@ def _queued(owner, **fields) -> Submission:
     from django.utils import timezone
 
     fields.setdefault("queued_at", timezone.now())
-    return Submission.objects.create(
+    return submission_create(
         user=owner, exercise=Exercise.objects.get(slug=SLUG), seed=1, code="x", **fields
     )
 

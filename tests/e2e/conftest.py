@@ -26,10 +26,10 @@ import pytest
 # calls from the test body (fixtures, assertions on the database).
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from tests.factories import student_create
 from tests.pipeline.stack import Redis, Worker
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -213,5 +213,5 @@ def worker_stack(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture
 def student_page(worker_stack: None, logged_in_page: Callable[..., Page]) -> Page:
     """A logged-in student whose submissions a real worker grades."""
-    user = get_user_model().objects.create_user("student-e2e", password="student-pass-123")
+    user = student_create(username="student-e2e", password="student-pass-123")
     return logged_in_page(user, "student-pass-123")

@@ -15,3 +15,32 @@ def submit_code(page: Page, code: str, exercise: str = ATTENTION_EXERCISE) -> No
     page.evaluate("code => window.codeEditor.setValue(code, 1)", code)
     editor.click()
     page.keyboard.press("Control+Enter")
+
+
+# Example answers a question keeps for a browser test of its Validate page (see below).
+EXAMPLES_KEPT_PER_KIND = 3
+
+
+def example_answers_sampled(question) -> int:  # type: ignore[no-untyped-def]
+    """Keep a sample of the question's example answers (in this test's database only); how
+    many are left.
+
+    The Validate page runs the assessor on every example answer of the question on each load,
+    and the seeded main question has about 700 (the evaluation set): some 3 s of CPU on an idle
+    core, over the browser's 15 s page timeout on a loaded 2-core machine. A test of how that
+    page looks needs its rows, not all of them: the first few of each kind (per follow-up, with
+    and without an expected wrong answer or key points) and the longest one, so the page's time
+    no longer grows with the content. The page on the full set is tested without a browser
+    (tests/questions/test_admin.py).
+    """
+    kinds: dict[tuple[object, ...], list[int]] = {}
+    longest, longest_len = None, -1
+    for pk, follow_up, wrong, points, text in question.example_answers.order_by("pk").values_list(
+        "pk", "follow_up_id", "expected_wrong_answer", "expected_key_points", "text"
+    ):
+        kinds.setdefault((follow_up, bool(wrong), bool(points)), []).append(pk)
+        if len(text) > longest_len:
+            longest, longest_len = pk, len(text)
+    keep = {pk for pks in kinds.values() for pk in pks[:EXAMPLES_KEPT_PER_KIND]} | {longest}
+    question.example_answers.exclude(pk__in=keep).delete()
+    return question.example_answers.count()

@@ -16,6 +16,7 @@ from django.core import mail
 from playwright.sync_api import Page, expect
 
 from tests.e2e.flows import ATTENTION_EXERCISE
+from tests.factories import student_create
 
 pytestmark = pytest.mark.e2e
 
@@ -34,7 +35,7 @@ def test_signing_up_from_an_exercise_comes_back_to_it(page: Page) -> None:
 
 
 def test_logging_in_from_the_header_comes_back_to_the_page(page: Page) -> None:
-    get_user_model().objects.create_user("back-again", password="student-pass-123")
+    student_create(username="back-again", password="student-pass-123")
     page.goto(ATTENTION_EXERCISE)
     page.locator(".site-header").get_by_role("link", name="Log in").click()
     page.get_by_label("Username").fill("back-again")
@@ -45,8 +46,8 @@ def test_logging_in_from_the_header_comes_back_to_the_page(page: Page) -> None:
 
 
 def test_a_forgotten_password_is_reset_through_the_mailed_link(page: Page) -> None:
-    user = get_user_model().objects.create_user(
-        "forgetful", email="forgetful@example.com", password="the-old-password-1"
+    user = student_create(
+        username="forgetful", email="forgetful@example.com", password="the-old-password-1"
     )
     mail.outbox.clear()
     page.goto("/accounts/login/")

@@ -7,10 +7,10 @@ import re
 from collections.abc import Callable
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
 from tests.e2e.flows import ATTENTION_EXERCISE
+from tests.factories import student_create
 from tests.test_focus_contrast import contrast
 
 pytestmark = pytest.mark.e2e
@@ -44,7 +44,7 @@ def _hex(rgb: str) -> str:
 def test_every_focus_stop_on_an_exercise_has_a_visible_ring(
     logged_in_page: Callable[..., Page],
 ) -> None:
-    user = get_user_model().objects.create_user("focus-student", password="student-pass-123")
+    user = student_create(username="focus-student", password="student-pass-123")
     page = logged_in_page(user, "student-pass-123")
     page.goto(ATTENTION_EXERCISE)
     expect(page.locator("#editor")).to_be_visible()

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import default_token_generator
 from django.utils import timezone
 from django.utils.encoding import force_bytes
@@ -26,6 +25,8 @@ from grader.models import Exercise, ExerciseValidation, Submission, TrialRun
 from grader.selectors.exercises import exercise_list_published
 from grader.services.submissions import submission_grade
 from questions.models import Question
+from tests.e2e.flows import example_answers_sampled
+from tests.factories import student_create, submission_create
 from tests.pipeline.stack import golden
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -169,8 +170,8 @@ def _editor_ready(tab: Page) -> None:
 @pytest.fixture
 def graded(db: None) -> dict[str, object]:
     """A student with a failed (misconception named, pictured) and a passed submission."""
-    student = get_user_model().objects.create_user(
-        "student-phone", email="phone@example.com", password="student-pass-123"
+    student = student_create(
+        username="student-phone", email="phone@example.com", password="student-pass-123"
     )
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
     submissions = []
@@ -178,7 +179,7 @@ def graded(db: None) -> dict[str, object]:
         ("missing_scale", wrong_implementations.attention_missing_scale),
         ("correct_matmul", reference.attention),
     ):
-        row = Submission.objects.create(
+        row = submission_create(
             user=student,
             exercise=exercise,
             code=golden(name),
@@ -324,6 +325,9 @@ def test_the_staff_and_admin_pages_fit_the_screen(
     exercise = graded["exercise"]
     _validation(exercise, instructor)
     question = Question.objects.published().first()
+    # Its Validate page assesses every example answer on load: a sample keeps its rows and
+    # takes the page's time off the size of the evaluation set (see example_answers_sampled).
+    assert example_answers_sampled(question) >= 3
     submission = graded["submissions"][0]
     recorder = _phone(logged_in_page(instructor, "instructor-pass-123"), width)
     paths = [

@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
 from grader.models import Exercise, Submission
 from questions.models import Question
 from tests.e2e.flows import ATTENTION_EXERCISE
 from tests.e2e.production import DeployedSite, Loads, password_set, watch
+from tests.factories import student_create
 
 pytestmark = [
     pytest.mark.e2e,
@@ -89,7 +89,7 @@ def _visit(tab: Page, loads: Loads, path: str, ready: str | None = None) -> None
 def test_a_student_types_in_the_ace_editor_runs_and_submits(
     logged_in_page: Callable[..., Page], live_server: DeployedSite
 ) -> None:
-    student = get_user_model().objects.create_user("student-prod")
+    student = student_create(username="student-prod")
     password_set(student, PASSWORD)
     tab = logged_in_page(student, PASSWORD)
     loads = watch(tab, live_server)

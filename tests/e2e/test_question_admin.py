@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 
 from questions import services
 from questions.models import ExampleAnswer, KeyPoint, Question
+from tests.e2e.flows import example_answers_sampled
 
 pytestmark = pytest.mark.e2e
 
@@ -19,6 +20,7 @@ SLUG = "why-divide-before-softmax"
 def test_instructor_adds_an_example_answer_and_validates(instructor_page: Page, screenshot) -> None:
     page = instructor_page
     question = Question.objects.get(slug=SLUG)
+    example_answers_sampled(question)  # Validate, below, assesses every one on load
     page.goto(f"/admin/questions/question/{question.pk}/change/")
     count = int(page.locator("#id_example_answers-TOTAL_FORMS").input_value())
     page.get_by_text("Add another Example answer").click()

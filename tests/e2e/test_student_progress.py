@@ -7,13 +7,14 @@ from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from grader.models import Exercise, Submission
 from grader.services.submissions import submission_create
+from tests import factories
 from tests.e2e.flows import ATTENTION_EXERCISE, submit_code
+from tests.factories import student_create
 from tests.pipeline.stack import Redis, Worker, golden
 
 pytestmark = [
@@ -67,7 +68,7 @@ def stack() -> Iterator[_Stack]:
 
 @pytest.fixture
 def student(stack: _Stack, logged_in_page: Callable[..., Page]) -> Page:
-    user = get_user_model().objects.create_user("progress-e2e", password="student-pass-123")
+    user = student_create(username="progress-e2e", password="student-pass-123")
     return logged_in_page(user, "student-pass-123")
 
 
@@ -88,12 +89,12 @@ def test_a_queued_submission_shows_its_place_and_an_estimate_until_a_worker_grad
     stack: _Stack, student: Page, screenshot: Callable[..., object]
 ) -> None:
     stack.worker_stopped()  # deterministic: nothing is graded until the worker starts below
-    other = get_user_model().objects.create_user("ahead-e2e", password="other-pass-123")
+    other = student_create(username="ahead-e2e", password="other-pass-123")
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
     # Three measured grades of 2 s by one worker: two ahead of us make about 4 s.
     now = timezone.now()
     for k in range(3):
-        Submission.objects.create(
+        factories.submission_create(
             user=other,
             exercise=exercise,
             code=CORRECT,
@@ -107,7 +108,7 @@ def test_a_queued_submission_shows_its_place_and_an_estimate_until_a_worker_grad
     # Two other students queued before us, one submission each and no recent grades of their
     # own: the broker serves them first (fair share would put a second one of theirs after us).
     for name in ("ahead-1-e2e", "ahead-2-e2e"):
-        ahead = get_user_model().objects.create_user(name, password="other-pass-123")
+        ahead = student_create(username=name, password="other-pass-123")
         submission_create(user=ahead, exercise=exercise, code=CORRECT)
 
     submit_code(student, CORRECT)

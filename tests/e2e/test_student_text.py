@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
 from grader.engine.checks.messages import CALL_ERROR
 from grader.models import Exercise, ExerciseCheck, Submission
+from tests.factories import student_create, submission_create
 
 pytestmark = pytest.mark.e2e
 
@@ -30,7 +30,7 @@ def _crafted_submission(owner) -> Submission:
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
     check = exercise.checks.filter(visibility=ExerciseCheck.Visibility.SHOWN).first()
     error = f"{EXCEPTION}\n  at line 2, in attention: raise ValueError('...')"
-    return Submission.objects.create(
+    return submission_create(
         user=owner,
         exercise=exercise,
         seed=1,
@@ -67,7 +67,7 @@ def _assert_typed_not_typeset(page: Page) -> None:
 def test_a_crafted_exception_message_shows_as_typed_to_student_and_instructor(
     logged_in_page: Callable[..., Page], instructor, screenshot
 ) -> None:
-    student = get_user_model().objects.create_user("crafty", password="crafty-pass-123")
+    student = student_create(username="crafty", password="crafty-pass-123")
     submission = _crafted_submission(student)
 
     mine = logged_in_page(student, "crafty-pass-123")

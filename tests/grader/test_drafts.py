@@ -5,11 +5,10 @@ not show the draft's title either."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from grader.models import Exercise, RegradeNotice, Submission, TrialRun
-from quizsite.roles import instructors_group_sync
+from tests.factories import instructor_create, student_create, submission_create
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +32,7 @@ def draft() -> Exercise:
 
 @pytest.fixture
 def student():
-    return get_user_model().objects.create_user("drafty", password="pw-drafty-123")
+    return student_create(username="drafty", password="pw-drafty-123")
 
 
 def _browser(u) -> Client:
@@ -44,7 +43,7 @@ def _browser(u) -> Client:
 
 def _student_trail(draft: Exercise, student) -> tuple[Submission, TrialRun]:
     """What a student may have left on the exercise before it went back to draft."""
-    submission = Submission.objects.create(
+    submission = submission_create(
         user=student,
         seed=1,
         exercise=draft,
@@ -99,10 +98,7 @@ def test_staff_who_may_view_submissions_still_read_a_drafts_submission(
     draft: Exercise, student
 ) -> None:
     submission, _ = _student_trail(draft, student)
-    instructor = get_user_model().objects.create_user(
-        "instr-drafts", password="pw-instr-123", is_staff=True
-    )
-    instructor.groups.add(instructors_group_sync())
+    instructor = instructor_create(username="instr-drafts", password="pw-instr-123")
     response = _browser(instructor).get(f"/submissions/{submission.pk}/")
     assert response.status_code == 200
     assert DRAFT_TITLE in response.content.decode()

@@ -16,26 +16,23 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from grader.api import MSG_GRADES_FORBIDDEN
-from grader.models import Exercise, Submission
+from grader.models import Submission
 from grader.selectors.grades import GRADES_COLUMNS, csv_cell, grades_csv, grades_rows
-from quizsite.roles import instructors_group_sync
 from quizsite.services.api_tokens import api_token_issue
+from tests.factories import exercise_get, submission_create, user_create
 
 pytestmark = pytest.mark.django_db
 T0 = timezone.now() - timedelta(days=1)
 
 
 def _user(name: str, *, instructor: bool = False) -> Any:
-    u = get_user_model().objects.create_user(name, password=f"pw-{name}-123", is_staff=instructor)
-    if instructor:
-        u.groups.add(instructors_group_sync())
-    return u
+    return user_create(username=name, password=f"pw-{name}-123", instructor=instructor)
 
 
 def _sub(user: Any, slug: str, minutes: int, status: str, score: float | None) -> Submission:
-    return Submission.objects.create(
+    return submission_create(
         user=user,
-        exercise=Exercise.objects.get(slug=slug),
+        exercise=exercise_get(slug=slug),
         code="x = 1",
         seed=1,
         status=status,
@@ -107,7 +104,7 @@ def test_api_grades_are_for_staff_who_may_view_submissions() -> None:
     student.credentials(HTTP_AUTHORIZATION=f"Token {api_token_issue(user=_user('s')).token}")
     forbidden = student.get("/api/grades.csv")
     assert forbidden.status_code == 403 and forbidden.json() == {"detail": MSG_GRADES_FORBIDDEN}
-    bare_staff = get_user_model().objects.create_user("bare-staff", is_staff=True)
+    bare_staff = user_create(username="bare-staff", is_staff=True)
     c = APIClient()
     c.force_authenticate(bare_staff)
     assert c.get("/api/grades.csv").status_code == 403

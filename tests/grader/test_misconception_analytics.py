@@ -8,11 +8,10 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from grader.models import Exercise, Submission
+from grader.models import Submission
 from grader.selectors.misconceptions import (
     CHART_DAYS,
     CHART_HEIGHT,
@@ -20,23 +19,20 @@ from grader.selectors.misconceptions import (
     misconception_analytics,
     misconception_choices,
 )
-from quizsite.roles import instructors_group_sync
+from tests.factories import exercise_get, submission_create, user_create
 
 pytestmark = pytest.mark.django_db
 SLUG = "scaled-dot-product-attention"
 
 
 def _user(name: str, *, instructor: bool = False) -> Any:
-    u = get_user_model().objects.create_user(name, password=f"pw-{name}-123", is_staff=instructor)
-    if instructor:
-        u.groups.add(instructors_group_sync())
-    return u
+    return user_create(username=name, password=f"pw-{name}-123", instructor=instructor)
 
 
 def _sub(user: Any, *, days_ago: int, codes: list[str], status: str = "failed") -> Submission:
-    return Submission.objects.create(
+    return submission_create(
         user=user,
-        exercise=Exercise.objects.get(slug=SLUG),
+        exercise=exercise_get(slug=SLUG),
         code="x = 1",
         seed=1,
         status=status,
@@ -115,6 +111,6 @@ def test_the_admin_index_links_the_staff_pages() -> None:
     c.force_login(_user("teacher", instructor=True))
     html = c.get("/admin/").content.decode()
     assert 'id="staff-pages"' in html and 'href="/staff/misconceptions/"' in html
-    bare = get_user_model().objects.create_user("bare", is_staff=True)
+    bare = user_create(username="bare", is_staff=True)
     c.force_login(bare)
     assert 'id="staff-pages"' not in c.get("/admin/").content.decode()

@@ -7,7 +7,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test import Client
@@ -29,17 +28,14 @@ from grader.services.regrades import (
     submissions_regrade,
 )
 from grader.services.submissions import submission_claim, submission_finish
-from quizsite.roles import instructors_group_sync
+from tests.factories import exercise_get, submission_create, user_create
 
 pytestmark = pytest.mark.django_db
 SLUG = "scaled-dot-product-attention"
 
 
 def _user(name: str, *, instructor: bool = False) -> Any:
-    u = get_user_model().objects.create_user(name, password=f"pw-{name}-123", is_staff=instructor)
-    if instructor:
-        u.groups.add(instructors_group_sync())
-    return u
+    return user_create(username=name, password=f"pw-{name}-123", instructor=instructor)
 
 
 def _client(u: Any) -> Client:
@@ -49,9 +45,9 @@ def _client(u: Any) -> Client:
 
 
 def _submission(user: Any, *, status: str = "failed", score: float | None = 0.0) -> Submission:
-    return Submission.objects.create(
+    return submission_create(
         user=user,
-        exercise=Exercise.objects.get(slug=SLUG),
+        exercise=exercise_get(slug=SLUG),
         code="def attention(Q, K, V, mask=None): ...",
         seed=7,
         status=status,
@@ -233,13 +229,13 @@ def test_progress_fragment_stops_polling_once_every_submission_is_graded() -> No
 )
 def test_new_staff_pages_need_the_model_permissions(url: str) -> None:
     assert _client(_user("bare", instructor=False)).get(url).status_code == 302  # not staff
-    bare_staff = get_user_model().objects.create_user("bare-staff", is_staff=True)
+    bare_staff = user_create(username="bare-staff", is_staff=True)
     assert _client(bare_staff).get(url).status_code == 403
     assert _client(_user("teacher", instructor=True)).get(url).status_code == 200
 
 
 def test_confirming_needs_the_regrade_permission() -> None:
-    viewer = get_user_model().objects.create_user("viewer", is_staff=True)
+    viewer = user_create(username="viewer", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_submission"))
     assert _client(viewer).get(f"/staff/exercises/{SLUG}/regrade/confirm/").status_code == 403
     assert _client(viewer).get(f"/staff/exercises/{SLUG}/regrade/progress/").status_code == 200
@@ -278,3 +274,47 @@ def test_dismissing_never_redirects_off_site() -> None:
     c = _client(_user("ann"))
     response = c.post("/notices/1/dismiss/", {"next": "https://evil.example/"})
     assert response.status_code == 302 and response["Location"] == "/exercises/"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "product race: submission_finish commits a regraded verdict, then its RegradeNotice in "
+        "a second statement; a progress poll between the two reads the regrade done with the "
+        "notice uncounted, and the fragment then stops polling. Storing both in one "
+        "transaction fixes it (this test then passes: remove the mark)."
+    ),
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_regrade_is_never_seen_done_before_its_notices_are_stored(monkeypatch) -> None:
+    import threading
+
+    from django.db import connections
+
+    from grader.services import submissions as services
+
+    s = _submission(_user("ann"), status="failed", score=0.0)
+    exercise = exercise_get(slug=SLUG)
+    submissions_regrade(exercise=exercise)
+    seen: list[Any] = []
+
+    def poll() -> None:  # the progress page, served meanwhile by another connection
+        try:
+            seen.append(regrade_progress_latest(exercise=exercise))
+        finally:
+            connections.close_all()
+
+    real_record = services.regrade_notice_record
+
+    def record_after_a_poll(**kwargs: Any) -> None:
+        # The instant a loaded worker is descheduled for: the verdict is stored, the notice not.
+        reader = threading.Thread(target=poll)
+        reader.start()
+        reader.join()
+        real_record(**kwargs)
+
+    monkeypatch.setattr(services, "regrade_notice_record", record_after_a_poll)
+    _grade(s, status="passed", score=1.0)
+    (progress,) = seen
+    assert not progress.is_done or progress.notices == 1, (progress.done, progress.notices)
+    assert regrade_progress_latest(exercise=exercise).notices == 1

@@ -6,18 +6,17 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from grader.engine.grading import grade
-from grader.models import Exercise, Submission
+from grader.models import Submission
 from grader.selectors import exercises as exercise_selectors
 from grader.selectors import submissions as selectors
 from questions.models import Attempt, Question
-from quizsite.roles import instructors_group_sync
+from tests.factories import exercise_get, submission_create, user_create
 from tests.grader.helpers import builtin_spec
 
 pytestmark = pytest.mark.django_db
@@ -55,10 +54,7 @@ SYNTAX_MESSAGE = "Syntax error on line 2: invalid syntax"
 
 
 def user(username: str, *, staff: bool = False):
-    u = get_user_model().objects.create_user(username, password="pw-123-abc", is_staff=staff)
-    if staff:
-        u.groups.add(instructors_group_sync())
-    return u
+    return user_create(username=username, password="pw-123-abc", instructor=staff)
 
 
 def client_for(u) -> Client:
@@ -69,9 +65,9 @@ def client_for(u) -> Client:
 
 def make(u, slug: str = SLUG, **fields: object) -> Submission:
     fields.setdefault("status", "queued")
-    return Submission.objects.create(
+    return submission_create(
         user=u,
-        exercise=Exercise.objects.get(slug=slug),
+        exercise=exercise_get(slug=slug),
         seed=7,
         code=fields.pop("code", "def attention(Q, K, V, mask=None):\n    return Q\n"),
         **fields,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import override_settings
 from rest_framework.test import APIClient
@@ -12,6 +11,7 @@ from grader.api import MSG_THROTTLED
 from grader.models import Exercise, ExerciseCheck, Submission
 from grader.selectors.submissions import MSG_CHECK_AFTER_DEADLINE, MSG_CHECK_HIDDEN
 from grader.services import submissions as services
+from tests.factories import student_create, submission_create
 
 pytestmark = pytest.mark.django_db
 URL = "/api/submissions/"
@@ -23,7 +23,7 @@ def _fresh_throttle_history() -> None:
 
 
 def client_for(username: str) -> APIClient:
-    user = get_user_model().objects.create_user(username, password=f"pw-{username}-123")
+    user = student_create(username=username, password=f"pw-{username}-123")
     c = APIClient()
     c.force_authenticate(user)
     c.user = user  # type: ignore[attr-defined]
@@ -152,7 +152,7 @@ def test_throttle_is_429_with_a_clear_message(settings) -> None:
 def test_check_messages_follow_their_visibility() -> None:
     c = client_for("ann")
     exercise = Exercise.objects.get(slug="stable-softmax")
-    s = Submission.objects.create(
+    s = submission_create(
         user=c.user,
         exercise=exercise,
         code="x",

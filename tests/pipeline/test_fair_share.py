@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -18,6 +17,7 @@ from rest_framework.test import APIClient
 
 from grader.models import Exercise, Submission
 from grader.services.submissions import fair_share_priority, submission_priority
+from tests.factories import student_create, submission_create
 from tests.pipeline.stack import Worker, golden, submit, wait_until
 
 CORRECT = golden("correct_matmul")
@@ -30,7 +30,7 @@ FINAL = {s.value for s in Submission.FINAL_STATUSES}
 
 
 def _client(username: str) -> APIClient:
-    user = get_user_model().objects.create_user(username, password=f"pw-{username}-123")
+    user = student_create(username=username, password=f"pw-{username}-123")
     client = APIClient()
     client.force_authenticate(user)
     return client
@@ -66,12 +66,12 @@ def test_the_priority_grows_with_recent_seconds_and_the_users_own_backlog(settin
 def test_the_priority_counts_the_window_and_the_running_grade_in_one_query(settings) -> None:
     settings.GRADER_FAIR_SHARE_WINDOW_SECONDS = 600
     now = timezone.now()
-    user = get_user_model().objects.create_user("heavy")
-    other = get_user_model().objects.create_user("light")
+    user = student_create(username="heavy")
+    other = student_create(username="light")
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
 
     def row(owner, status, *, started=None, finished=None) -> Submission:  # type: ignore[no-untyped-def]
-        return Submission.objects.create(
+        return submission_create(
             user=owner,
             exercise=exercise,
             code="x",
@@ -108,10 +108,10 @@ def test_a_new_submission_is_stored_and_published_with_its_priority_at_once(
     monkeypatch.setattr(
         services, "task_publish", lambda **kw: published.append(kw["priority"]) or True
     )
-    user = get_user_model().objects.create_user("heavy")
+    user = student_create(username="heavy")
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
     now = timezone.now()
-    Submission.objects.create(
+    submission_create(
         user=user,
         exercise=exercise,
         code="x",

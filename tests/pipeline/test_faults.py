@@ -12,12 +12,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
 from rest_framework.test import APIClient
 
 from grader.models import Submission
 from grader.worker import worker_pid
+from tests.factories import instructor_create, student_create
 from tests.pipeline.stack import Beat, Redis, Worker, golden, sandbox_runs, submit, wait_until
 
 pytestmark = [
@@ -75,7 +75,7 @@ def postgresql_restart() -> None:
 
 @pytest.fixture
 def client() -> APIClient:
-    user = get_user_model().objects.create_user("alice", password="pw-alice-123")
+    user = student_create(username="alice", password="pw-alice-123")
     c = APIClient()
     c.force_authenticate(user)
     return c
@@ -220,10 +220,8 @@ def test_a_regrade_preview_is_computed_by_a_worker(worker: Worker, client: APICl
     from grader.models import RegradePreview
 
     final(submit(client, CORRECT))
-    from quizsite.roles import instructors_group_sync
-
-    staff = get_user_model().objects.create_user("boss", password="pw-boss-123", is_staff=True)
-    staff.groups.add(instructors_group_sync())  # regrading needs its permission
+    # An instructor: regrading needs its permission.
+    staff = instructor_create(username="boss", password="pw-boss-123")
     web = Client()
     web.force_login(staff)
     web.post("/staff/exercises/scaled-dot-product-attention/regrade/", {"action": "preview"})
@@ -249,7 +247,7 @@ REGRADE_AFTER_WORKER_DEATH_SECONDS = 30.0
 
 
 def other_client(name: str) -> APIClient:
-    user = get_user_model().objects.create_user(name, password=f"pw-{name}-123")
+    user = student_create(username=name, password=f"pw-{name}-123")
     c = APIClient()
     c.force_authenticate(user)
     return c

@@ -6,19 +6,19 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import override_settings
 from django.utils import timezone
 
 from grader.models import Exercise, Submission
 from grader.services import submissions as services
+from tests.factories import student_create, submission_create
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def user():  # type: ignore[no-untyped-def]
-    return get_user_model().objects.create_user("bob", password="pw-bob-12345")
+    return student_create(username="bob", password="pw-bob-12345")
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def make(user, exercise, **fields) -> Submission:  # type: ignore[no-untyped-def
     fields.setdefault("status", Submission.Status.QUEUED)
     fields.setdefault("queued_at", timezone.now())
     fields.setdefault("seed", 1)
-    return Submission.objects.create(user=user, exercise=exercise, code="x", **fields)
+    return submission_create(user=user, exercise=exercise, code="x", **fields)
 
 
 def test_create_stores_a_queued_row_whose_first_claim_draws_the_seed(user, exercise) -> None:  # type: ignore[no-untyped-def]
@@ -45,7 +45,7 @@ def test_create_stores_a_queued_row_whose_first_claim_draws_the_seed(user, exerc
     services.submission_release(submission=claimed)
     again = services.submission_claim(submission_id=s.pk, worker="w2:2", seed=999)
     assert again is not None and again.seed == 12345
-    other = get_user_model().objects.create_user("dora")  # (one running grade per user)
+    other = student_create(username="dora")  # (one running grade per user)
     random = make(other, exercise, seed=Submission.SEED_UNDRAWN)
     drawn = services.submission_claim(submission_id=random.pk, worker="w1:1")
     assert drawn is not None and 0 <= drawn.seed < 2**31
@@ -105,7 +105,7 @@ def test_per_user_queue_cap(user, exercise) -> None:  # type: ignore[no-untyped-
 
 @override_settings(GRADER_MAX_QUEUED_TOTAL=1)
 def test_global_queue_cap(user, exercise) -> None:  # type: ignore[no-untyped-def]
-    other = get_user_model().objects.create_user("carol", password="pw-carol-1234")
+    other = student_create(username="carol", password="pw-carol-1234")
     make(other, exercise)
     with pytest.raises(services.SubmissionRejected) as info:
         services.submission_create(user=user, exercise=exercise, code="pass")
@@ -116,7 +116,7 @@ def test_global_queue_cap(user, exercise) -> None:  # type: ignore[no-untyped-de
 def test_the_queue_position_counted_at_insert_is_the_selectors(user, exercise, own_waiting) -> None:  # type: ignore[no-untyped-def]
     from grader.selectors.submissions import submission_queue_position
 
-    other = get_user_model().objects.create_user("erin")
+    other = student_create(username="erin")
     past = timezone.now() - timedelta(seconds=5)
     for i, (priority, status) in enumerate(
         [(0, "queued"), (1, "queued"), (2, "queued"), (5, "queued"), (0, "running"), (1, "passed")]
@@ -207,7 +207,7 @@ def test_per_user_cap_holds_under_concurrent_submits() -> None:
 
     from django.db import connection
 
-    user = get_user_model().objects.create_user("racer", password="pw-racer-12345")
+    user = student_create(username="racer", password="pw-racer-12345")
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
     barrier = threading.Barrier(6)
 
@@ -330,7 +330,7 @@ def test_lease_renewal_extends_only_the_holders_lease(user, exercise) -> None:  
 def test_the_heartbeat_renews_the_lease_while_the_block_runs() -> None:
     from tests.pipeline.stack import wait_until
 
-    user = get_user_model().objects.create_user("beat", password="pw-beat-12345")
+    user = student_create(username="beat", password="pw-beat-12345")
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
     s = make(user, exercise)
     held = services.submission_claim(submission_id=s.pk, worker="w1:1:a")
@@ -351,7 +351,7 @@ def test_the_heartbeat_renews_the_lease_while_the_block_runs() -> None:
 def test_the_heartbeat_stops_renewing_past_the_hard_time_limit() -> None:
     import time
 
-    user = get_user_model().objects.create_user("wedged", password="pw-wedged-12345")
+    user = student_create(username="wedged", password="pw-wedged-12345")
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
     s = make(user, exercise)
     held = services.submission_claim(submission_id=s.pk, worker="w1:1:a")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
-from grader.models import Exercise, Submission
+from grader.models import Submission
 from grader.services import submissions as services
-from quizsite.roles import instructors_group_sync
+from tests.factories import exercise_get, submission_create, user_create
 from tests.pipeline.stack import golden
 
 pytestmark = pytest.mark.django_db
@@ -17,11 +16,8 @@ CORRECT = golden("correct_matmul")
 
 
 def login(username: str, *, staff: bool = False) -> Client:
-    user = get_user_model().objects.create_user(
-        username, password=f"pw-{username}-123", is_staff=staff
-    )
-    if staff:  # an instructor: staff pages need the model permissions, not only is_staff
-        user.groups.add(instructors_group_sync())
+    # staff: an instructor, as staff pages need the model permissions, not only is_staff
+    user = user_create(username=username, password=f"pw-{username}-123", instructor=staff)
     c = Client()
     c.force_login(user)
     c.user = user  # type: ignore[attr-defined]
@@ -30,10 +26,10 @@ def login(username: str, *, staff: bool = False) -> Client:
 
 def make(c: Client, **fields: object) -> Submission:
     fields.setdefault("status", "queued")
-    return Submission.objects.create(
-        user=c.user,
-        exercise=Exercise.objects.get(slug=SLUG),
-        seed=7,  # type: ignore[attr-defined]
+    return submission_create(
+        user=c.user,  # type: ignore[attr-defined]
+        exercise=exercise_get(slug=SLUG),
+        seed=7,
         code=fields.pop("code", CORRECT),
         **fields,
     )

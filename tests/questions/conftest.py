@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from questions.models import Question
 from questions.selectors import MAIN_QUESTION_SLUG
+from tests.factories import student_create
 
 
 @pytest.fixture
@@ -14,12 +14,12 @@ def question(seed_content: None) -> Question:
 
 @pytest.fixture
 def alice(db: None):
-    return get_user_model().objects.create_user(username="alice", password="alice-pass-123")
+    return student_create(username="alice", password="alice-pass-123")
 
 
 @pytest.fixture
 def bob(db: None):
-    return get_user_model().objects.create_user(username="bob", password="bob-pass-123")
+    return student_create(username="bob", password="bob-pass-123")
 
 
 GOOD_ANSWER = (

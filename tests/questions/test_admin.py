@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from django import forms as django_forms
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
@@ -14,6 +13,7 @@ from questions import admin as admin_module
 from questions import services
 from questions.assessment import PATTERN_CATASTROPHIC
 from questions.models import Attempt, ExampleAnswer, Question, Status
+from tests.factories import student_create, user_create
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +84,7 @@ def test_instructors_cannot_forge_attempts(instructor) -> None:
 
 
 def test_attempt_admin_is_read_only(client: Client, instructor, question: Question) -> None:
-    student = get_user_model().objects.create_user(username="s", password="x-pass-123")
+    student = student_create(username="s", password="x-pass-123")
     attempt = Attempt.objects.create(user=student, question=question, text="t", assessment={})
     client.force_login(instructor)
     assert client.get(reverse("admin:questions_attempt_changelist")).status_code == 200
@@ -122,9 +122,7 @@ def change_form_data(response) -> dict[str, object]:
 @pytest.fixture
 def author_without_change(db: None):
     """Staff who may view questions but not change them."""
-    user = get_user_model().objects.create_user(
-        username="viewer", password="viewer-pass-123", is_staff=True
-    )
+    user = user_create(username="viewer", password="viewer-pass-123", is_staff=True)
     user.user_permissions.add(
         Permission.objects.get(codename="view_question", content_type__app_label="questions")
     )

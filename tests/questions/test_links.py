@@ -21,6 +21,7 @@ from django.urls import reverse
 from grader.engine.misconceptions import CODES, MISCONCEPTIONS
 from grader.models import Exercise, Submission
 from questions.content_files import content_bundle
+from tests.factories import student_create, submission_create
 
 pytestmark = pytest.mark.django_db
 
@@ -105,16 +106,14 @@ class Crawler:
 
 @pytest.fixture
 def student(seed_content: None):
-    from django.contrib.auth import get_user_model
-
-    return get_user_model().objects.create_user(username="linky", password="linky-pass-123")
+    return student_create(username="linky", password="linky-pass-123")
 
 
 @pytest.fixture
 def graded(student) -> Submission:
     """A failed submission diagnosed with every code, so the verdict links to every section."""
     exercise = Exercise.objects.filter(is_published=True).order_by("order").first()
-    return Submission.objects.create(
+    return submission_create(
         user=student,
         exercise=exercise,
         code="def attention(Q, K, V, mask=None):\n    return V\n",

@@ -5,7 +5,6 @@ it in the sandbox."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from grader.engine import reference
@@ -15,6 +14,7 @@ from grader.models import Exercise, Submission, TrialRun
 from grader.services import trials as services
 from grader.views.trials import MSG_RUN_STALE
 from quizsite.services.api_tokens import api_token_issue
+from tests.factories import student_create
 from tests.pipeline.stack import Worker, golden, wait_until
 
 SLUG = "scaled-dot-product-attention"
@@ -24,7 +24,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def login(username: str) -> Client:
-    user = get_user_model().objects.create_user(username, password=f"pw-{username}-123")
+    user = student_create(username=username, password=f"pw-{username}-123")
     c = Client()
     c.force_login(user)
     c.user = user  # type: ignore[attr-defined]
@@ -32,7 +32,7 @@ def login(username: str) -> Client:
 
 
 def api(username: str) -> Client:
-    user = get_user_model().objects.create_user(username, password=f"pw-{username}-123")
+    user = student_create(username=username, password=f"pw-{username}-123")
     c = Client(HTTP_AUTHORIZATION=f"Token {api_token_issue(user=user).token}")
     c.user = user  # type: ignore[attr-defined]
     return c
