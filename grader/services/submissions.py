@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -529,13 +529,17 @@ def submission_finish(*, submission: Submission, verdict: dict[str, Any]) -> boo
     # Each value adapted by its own field (JSON, datetimes), as the ORM's update would.
     params = [meta.get_field(name).get_db_prep_save(v, connection) for name, v in values.items()]
     params += list(_held_fields(submission).values())
-    with connection.cursor() as cursor:
-        cursor.execute(_held_update_sql(tuple(values)), params)
-        updated = cursor.rowcount
-    if not updated:
-        log.warning("submission %s: lost the claim before writing the verdict", submission.pk)
-    elif submission.regrade_id is not None:  # a regrade queued it: tell the student if it moved
-        regrade_notice_record(submission=submission, verdict=verdict)
+    # A regraded verdict and its notice are one commit: the regrade's progress counts both, and
+    # a poll between two commits read the regrade done with its notice uncounted.
+    atomic = transaction.atomic() if submission.regrade_id is not None else nullcontext()
+    with atomic:
+        with connection.cursor() as cursor:
+            cursor.execute(_held_update_sql(tuple(values)), params)
+            updated = cursor.rowcount
+        if not updated:
+            log.warning("submission %s: lost the claim before writing the verdict", submission.pk)
+        elif submission.regrade_id is not None:  # a regrade queued it: tell the student
+            regrade_notice_record(submission=submission, verdict=verdict)
     return bool(updated)
 
 

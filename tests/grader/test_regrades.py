@@ -276,15 +276,6 @@ def test_dismissing_never_redirects_off_site() -> None:
     assert response.status_code == 302 and response["Location"] == "/exercises/"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "product race: submission_finish commits a regraded verdict, then its RegradeNotice in "
-        "a second statement; a progress poll between the two reads the regrade done with the "
-        "notice uncounted, and the fragment then stops polling. Storing both in one "
-        "transaction fixes it (this test then passes: remove the mark)."
-    ),
-)
 @pytest.mark.django_db(transaction=True)
 def test_a_regrade_is_never_seen_done_before_its_notices_are_stored(monkeypatch) -> None:
     import threading
