@@ -67,6 +67,12 @@
     // While the content holds focus (after Escape), Shift+Tab must leave backwards too
     // instead of landing in the text again: the text is a Tab stop only once focus moved on.
     content.addEventListener("focus", function () { text.setAttribute("tabindex", "-1"); });
+    // Back as soon as focus lands anywhere else, in the same task as the move: a timer could
+    // still be waiting when the very next Tab comes (a fast typist, a loaded machine).
+    document.addEventListener("focusin", function (e) {
+      if (e.target !== content) text.setAttribute("tabindex", "0");
+    });
+    // Focus dropped to the page (a click outside): no focusin follows.
     content.addEventListener("blur", function () {
       window.setTimeout(function () { text.setAttribute("tabindex", "0"); }, 0);
     });
