@@ -1,4 +1,4 @@
-"""Fair share of grading, measured: the audit's scenario (issue 12, finding 6), before and after.
+"""Fair share of grading, measured: the audit's scenario (burners kept queued), before and after.
 
     make bench-fair-share   (or: .venv/bin/python -m bench.fair_share [--samples 3] [--warmup 12])
 

@@ -1,4 +1,4 @@
-"""Accounts (issue 14): `next` after sign-up and log-in, password reset and its rate limit, the
+"""Accounts: `next` after sign-up and log-in, password reset and its rate limit, the
 favicon, one product name everywhere, and KaTeX only on the pages with math."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The probes of the issue 12 security audit that no other test covered, as the audit ran them.
+"""The probes of the outside security audit that no other test covered, as the audit ran them.
 
 The audit was a script run against a live site (scripts/audit.py, now removed). Most of its
 probes have a test elsewhere: the finding's reproduction in tests/test_security.py, and

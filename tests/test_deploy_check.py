@@ -1,4 +1,4 @@
-"""`manage.py check --deploy` passes with production settings (issue 2, Foundation)."""
+"""`manage.py check --deploy` passes with production settings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12, security hardening: each finding's reproduction, which must now fail to work.
+"""Security hardening: each audit finding's reproduction, which must now fail to work.
 
 Finding 1 (XSS through math) is in tests/questions/test_rendering.py and, in a real browser
 under the CSP, in tests/e2e/test_security.py.

@@ -1,4 +1,4 @@
-"""End to end, an instructor (issue 14): regrade with a confirmation, watch its progress, and the
+"""End to end, an instructor: regrade with a confirmation, watch its progress, and the
 student whose score changed sees why; drill down from a misconception's count to the
 submissions that show it; download the grades as CSV."""
 

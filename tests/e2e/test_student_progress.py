@@ -1,4 +1,4 @@
-"""Issue 14 in the browser: progress marks, the queue position with its estimate, and a
+"""In the browser: progress marks, the queue position with its estimate, and a
 readable traceback whose line the editor marks. A real Redis and a real Celery worker grade."""
 
 from __future__ import annotations

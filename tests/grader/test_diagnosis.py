@@ -207,7 +207,7 @@ def test_any_hardcoded_constant_is_named_in_multi_head(c, seed):
     assert "hardcoded-scale" in verdict.diagnosis
 
 
-# --- real students' code: batch axes, fixed axes, overflow, rounding, layout (issue 10) -------
+# --- real students' code: batch axes, fixed axes, overflow, rounding, layout ------------------
 
 
 NEW_CODES = {

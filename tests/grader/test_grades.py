@@ -1,4 +1,4 @@
-"""Grades out (issue 14): best and latest score per student and exercise, as CSV, from the staff
+"""Grades out: best and latest score per student and exercise, as CSV, from the staff
 pages and the API, safe to open in a spreadsheet."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Misconception analytics for instructors (issue 14): per exercise and code, counts over time
+"""Misconception analytics for instructors: per exercise and code, counts over time
 as a server-drawn chart with a text alternative, students affected, examples, drill-down."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Regrades applied: the confirmation, the progress, the used-up preview and the students'
-notices (issue 14). A worker's grade is played here by claim + finish with a given verdict."""
+notices. A worker's grade is played here by claim + finish with a given verdict."""
 
 from __future__ import annotations
 

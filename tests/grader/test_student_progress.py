@@ -1,4 +1,4 @@
-"""Issue 14: a student's progress, the queue estimate, readable errors and misconception names
+"""A student's progress, the queue estimate, readable errors and misconception names
 (selectors and views against the database; the live flow is in tests/e2e)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Graders yield the CPU to the web: a worker process lowers its own priority (issue 16)."""
+"""Graders yield the CPU to the web: a worker process lowers its own priority."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fair share of grading (issue 12, finding 6): a light user's submission passes a heavy user's
+"""Fair share of grading: a light user's submission passes a heavy user's
 queued ones, through Celery priorities by recent sandbox seconds.
 
 The pipeline tests run a real Redis and a real Celery worker (one process, as a saturated

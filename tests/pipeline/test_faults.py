@@ -232,7 +232,7 @@ def test_a_regrade_preview_is_computed_by_a_worker(worker: Worker, client: APICl
     assert (preview.graded, preview.changes) == (1, [])  # type: ignore[attr-defined]
 
 
-# --- issue 13: the eight outside fault scenarios, in the project's own tests ------------------
+# --- the eight outside fault scenarios, in the project's own tests ------------------
 
 # The issue's acceptance bounds. Both are generous ceilings, not expectations: the measured
 # figures are in the README (a submit answers in a few ms with Redis down; a killed worker's

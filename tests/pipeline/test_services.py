@@ -227,7 +227,7 @@ def test_per_user_cap_holds_under_concurrent_submits() -> None:
     assert Submission.objects.filter(user=user).count() == 2
 
 
-# --- reliability (issue 13): identity, lease, the verdict's write, release, sweep -------------
+# --- reliability: identity, lease, the verdict's write, release, sweep -------------
 
 
 class CountingRuns:

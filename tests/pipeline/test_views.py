@@ -82,7 +82,7 @@ def test_final_result_stops_polling_and_escapes_what_the_code_printed() -> None:
     assert "hx-trigger" not in html
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    # Issue 15: the explanation (open to anyone), not the rebuttal anchor of the locked page.
+    # The explanation (open to anyone), not the rebuttal anchor of the locked page.
     assert 'href="/misconceptions/#misconception-scale-values"' in html
     assert "#wrong-scale-values" not in html
 
@@ -120,7 +120,7 @@ def test_staff_list_filters_and_misconception_table() -> None:
     make(ann, status="passed", diagnosis=[], score=1.0)
     staff = login("boss", staff=True)
     html = staff.get("/staff/submissions/?misconception=missing-scale").content.decode()
-    # By name, linked to its explanation (issue 15), not as a bare slug.
+    # By name, linked to its explanation, not as a bare slug.
     named = '<a href="/misconceptions/#misconception-missing-scale" data-code="missing-scale">'
     assert html.count(named + "The scores are not divided by √d_k</a>") == 1
     table = staff.get("/staff/misconceptions/").content.decode()

@@ -82,7 +82,7 @@ def test_no_math_is_broken_by_an_odd_dollar() -> None:
         assert inline.count("$") % 2 == 0
 
 
-# --- issue 15: the content is consistent with itself and with the site ----------------------
+# --- the content is consistent with itself and with the site ----------------------
 
 PROSE = {
     q["slug"]: "\n".join(

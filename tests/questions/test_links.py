@@ -4,7 +4,7 @@ Crawls the rendered pages with the Django test client, as a visitor, a student w
 submission (verdict, history) and an instructor (the question pages revealed through the
 preview, the staff lists): every href starting with / returns 200, or a redirect to the login
 page, and every fragment is an id on the page it points at. Also the content's own Markdown
-links, and the teaching promises of issue 15 that are about links.
+links, and the teaching promises that are about links.
 """
 
 from __future__ import annotations
@@ -180,10 +180,10 @@ def test_the_contents_markdown_links_resolve(client, seed_content, instructor) -
             target = crawler.page(url)
             assert fragment == "" or fragment in target.ids, f"{slug}: {href}"
     assert crawler.broken == []
-    assert found >= 8  # the answers link the site's own sections (issue 15)
+    assert found >= 8  # the answers link the site's own sections
 
 
-# --- the links issue 15 asks for ---------------------------------------------------------
+# --- the links the answers promise -----------------------------------------------------
 
 
 def test_a_verdict_links_every_code_to_its_explanation_open_to_anyone(client, graded) -> None:

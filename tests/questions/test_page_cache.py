@@ -1,4 +1,4 @@
-"""The question page is cheap for a first visit and never stale (issue 16: pages while grading).
+"""The question page is cheap for a first visit and never stale, also while the workers grade.
 
 What every visitor sees is kept per process and checked against a shared version; what is
 someone's own (the CSRF token, their answers, being logged in) is made for each request.

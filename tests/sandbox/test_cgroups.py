@@ -1,5 +1,5 @@
 """A worker killed with -9 leaves its slot's pids cgroup behind; the next zygote start of that
-slot removes it (issue 13, point 6)."""
+slot removes it."""
 
 from __future__ import annotations
 
