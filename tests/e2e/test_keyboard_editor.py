@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from grader.models import Submission
 from grader.services.submissions import MSG_CODE_UNCHANGED
-from tests.e2e.flows import ATTENTION_EXERCISE
+from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS
 
 pytestmark = [
     pytest.mark.e2e,
@@ -66,7 +66,7 @@ def _verdict_has_focus(page: Page, statuses: tuple[str, ...]) -> None:
             (statuses.length === 0 || statuses.includes(el.getAttribute('data-status')));
         }""",
         arg=list(statuses),
-        timeout=30_000,
+        timeout=VERDICT_TIMEOUT_MS,
     )
 
 

@@ -20,7 +20,7 @@ from playwright.sync_api import Page, expect
 
 from grader.models import Exercise, Submission
 from questions.models import Question
-from tests.e2e.flows import ATTENTION_EXERCISE
+from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS
 from tests.e2e.production import DeployedSite, Loads, password_set, watch
 from tests.factories import student_create
 
@@ -45,8 +45,6 @@ def attention(Q, K, V, mask=None):
 EXAMPLES = ("worked-example", "masked", "batched")
 WORKED_QUESTION = "scaled-dot-product-attention-by-hand"
 ANSWER = "The first query gives its first key a weight of about 0.814 after the softmax."
-# A grade goes through Redis, a worker and the sandbox on a machine other tests load too.
-VERDICT_TIMEOUT_MS = 90_000
 # What scripts draw after the load event (the explorables, KaTeX fetched on demand), likewise.
 DRAWN_TIMEOUT_MS = 30_000
 # How a page shows that its scripts ran: (path, a selector that only they make appear).

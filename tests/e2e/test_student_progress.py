@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from grader.models import Exercise, Submission
 from grader.services.submissions import submission_create
 from tests import factories
-from tests.e2e.flows import ATTENTION_EXERCISE, submit_code
+from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS, submit_code
 from tests.factories import student_create
 from tests.pipeline.stack import Redis, Worker, golden
 
@@ -36,7 +36,6 @@ def attention(Q, K, V, mask=None):
     return helper(Q)
 """
 SYNTAX_ERROR = "import numpy as np\n\ndef attention(Q, K, V, mask=None):\n    return Q +\n"
-VERDICT_TIMEOUT_MS = 90_000
 
 
 class _Stack:

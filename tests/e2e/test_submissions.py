@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.flows import submit_code
+from tests.e2e.flows import VERDICT_TIMEOUT_MS, submit_code
 from tests.pipeline.stack import golden
 
 pytestmark = [
@@ -26,7 +26,7 @@ def test_a_correct_submission_shows_progress_then_passes_with_heatmaps(
     submit_code(student_page, CORRECT)
     verdict = student_page.locator("#result .verdict")
     expect(verdict).to_be_visible()
-    expect(verdict).to_have_attribute("data-status", "passed", timeout=30_000)
+    expect(verdict).to_have_attribute("data-status", "passed", timeout=VERDICT_TIMEOUT_MS)
     expect(verdict.locator(".score")).to_have_text("Score 1.00")
     expect(verdict.locator("table.checks tbody tr")).not_to_have_count(0)
     expect(verdict.locator(".misconception")).to_have_count(0)
@@ -39,7 +39,7 @@ def test_a_missing_scale_is_named_with_its_picture_and_history_diffs(
 ) -> None:
     submit_code(student_page, MISSING_SCALE)
     verdict = student_page.locator("#result .verdict")
-    expect(verdict).to_have_attribute("data-status", "failed", timeout=30_000)
+    expect(verdict).to_have_attribute("data-status", "failed", timeout=VERDICT_TIMEOUT_MS)
     expect(verdict.locator('.misconception[data-code="missing-scale"]')).to_be_visible()
     screenshot(student_page, "submission-missing-scale")
 

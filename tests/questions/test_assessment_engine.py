@@ -6,6 +6,7 @@ Pure: no database. The specs come from the content files, as the candidates get 
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import pytest
@@ -350,18 +351,20 @@ def test_no_shipped_pattern_is_catastrophic() -> None:
                 assert not a.pattern_is_catastrophic(line.lstrip("!").strip()), line
 
 
-def _timed(text: str, points: list[a.KeyPointSpec]) -> tuple[a.TextAssessment, float]:
-    started = time.monotonic()
-    result = a.assess_text(text, points)
-    return result, time.monotonic() - started
-
-
 def test_a_catastrophic_pattern_that_slipped_through_cannot_hang_an_answer() -> None:
-    # ^(a+)+$ took a second at 25 characters with re; old rows may hold such a pattern.
+    # ^(a+)+$ took a second at 25 characters with re, doubling with each one more: at 34 it
+    # would run for hours. Old rows may hold such a pattern. The bound below only catches a
+    # hang (the assessment itself takes milliseconds), so a busy machine cannot fail it.
     points = [a.KeyPointSpec("evil", "Evil", (r"^(a+)+$",)), a.KeyPointSpec("ok", "Ok", ("ok",))]
-    result, seconds = _timed("a" * 27 + "b. It is ok.", points)
-    assert seconds < 1.0
-    assert "ok" in result.key_points
+    results: list[a.TextAssessment] = []
+    worker = threading.Thread(
+        target=lambda: results.append(a.assess_text("a" * 34 + "b. It is ok.", points)),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=120)
+    assert results, "the assessment hung on a catastrophic pattern"
+    assert "ok" in results[0].key_points
 
 
 def test_an_answer_whose_matching_times_out_is_assessed_without_that_pattern(caplog) -> None:
@@ -371,9 +374,8 @@ def test_an_answer_whose_matching_times_out_is_assessed_without_that_pattern(cap
     # Thirty sentences, each of which would time out on its own.
     text = " ".join(f"Line {i} reads {'a' * 40} then stops." for i in range(30)) + " It is ok."
     with caplog.at_level("WARNING", logger="questions.assessment"):
-        result, seconds = _timed(text, points)
+        result = a.assess_text(text, points)
     assert result.key_points == ["ok"]
     # Once per answer, not once per sentence: the pattern is left out after its first timeout.
-    assert seconds < 10 * a.PATTERN_TIMEOUT_SECONDS
     warnings = [r for r in caplog.records if "ran out of time" in r.getMessage()]
     assert len(warnings) == 1 and slow in warnings[0].getMessage()
