@@ -26,6 +26,7 @@ import mmap
 import select
 import signal
 import socket
+import time
 import traceback
 import types
 from typing import Any
@@ -187,8 +188,6 @@ def reap(ctrl: socket.socket, live: dict[int, tuple[int, int]], pidfd: int) -> N
 def free_uid(ctrl: socket.socket, cfg: dict[str, Any], live: dict[int, tuple[int, int]]) -> int:
     """A uid of this slot that no live child holds, waiting for exits if need be: two children
     never share a uid, so neither can change the other."""
-    import time
-
     deadline = time.monotonic() + UID_WAIT_SECONDS
     while True:
         taken = {uid for _, uid in live.values()}
