@@ -168,7 +168,7 @@ class Stack:
         names = users if isinstance(users, list) else [f"bench{i}" for i in range(users)]
         code = (
             "from django.contrib.auth import get_user_model\n"
-            "from quizsite.services.api_tokens import api_token_issue\n"
+            "from accounts.services.api_tokens import api_token_issue\n"
             "U = get_user_model()\n"
             f"for name in {names!r}:\n"
             "    u, _ = U.objects.get_or_create(username=name)\n"

@@ -66,7 +66,7 @@ def _requests(*, migrate: bool = True) -> dict[str, Callable[[int], None]]:
     from django.core.management import call_command
     from django.core.wsgi import get_wsgi_application
 
-    from quizsite.services.api_tokens import api_token_issue
+    from accounts.services.api_tokens import api_token_issue
 
     if migrate:
         call_command("migrate", verbosity=0)

@@ -25,6 +25,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from common.fields import LongTextField
+from common.schema import TEXT_PATTERN
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
 from grader.selectors.exercises import exercise_get_published
@@ -44,8 +46,6 @@ from grader.services.submissions import (
     SubmissionRejected,
     submission_create,
 )
-from quizsite.fields import LongTextField
-from quizsite.schema import TEXT_PATTERN
 
 # The submission limit is the service's (one limit whatever the path); kept here for callers.
 MSG_THROTTLED = MSG_SUBMIT_THROTTLED
@@ -285,7 +285,7 @@ class SubmissionViewSet(
         # Others' submissions don't exist for a student: 404, not 403.
         return submissions_of_user(user=self.request.user)
 
-    # 400, 404 (no such published exercise), 413 and 429: quizsite.schema documents them.
+    # 400, 404 (no such published exercise), 413 and 429: common.schema documents them.
     @extend_schema(request=SubmissionCreateSerializer, responses={201: SubmissionSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         payload = SubmissionCreateSerializer(data=request.data)

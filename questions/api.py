@@ -16,13 +16,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from common.fields import LongTextField
+from common.parsers import BoundedJSONParser
+from common.rendering import render_markdown
+from common.schema import TEXT_PATTERN
 from questions import selectors, services
 from questions.models import Attempt, Level, Question
-from questions.rendering import render_markdown
 from questions.selectors import Owner, QuestionPage
-from quizsite.fields import LongTextField
-from quizsite.parsers import BoundedJSONParser
-from quizsite.schema import TEXT_PATTERN
 
 QUESTION_NOT_FOUND = "No published question with this slug."
 FOLLOW_UP_NOT_FOUND = "This question has no follow-up with this id."

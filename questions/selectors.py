@@ -20,6 +20,7 @@ from django.dispatch import receiver
 from django.http import Http404
 from django.urls import NoReverseMatch, reverse
 
+from common.rendering import Segment, render_inline, render_markdown, render_segments
 from questions import assessment, assessment_eval
 from questions.models import (
     Attempt,
@@ -32,7 +33,6 @@ from questions.models import (
     Status,
     WrongAnswer,
 )
-from questions.rendering import Segment, render_inline, render_markdown, render_segments
 
 # The slug of the explainer page loaded from seed 000.
 EXPLAINER_SLUG = "why-divide-by-sqrt-d"

@@ -13,10 +13,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest
 
+from common.ratelimit import rate_limit_hit
 from questions import assessment, assessment_eval, selectors
 from questions.models import Attempt, CheckKind, ExampleAnswer, FollowUp, Question, Status
 from questions.selectors import DRAFTS_SESSION_KEY, Owner, attempts_for
-from quizsite.ratelimit import rate_limit_hit
 
 # Long enough for a thorough interview answer, short enough that a paste of a whole paper
 # (or an abuse of the regex matcher) is refused before any work is done.

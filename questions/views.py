@@ -11,11 +11,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from common.ratelimit import client_ip
+from common.rendering import render_markdown, render_segments
 from questions import selectors, services
 from questions.forms import AnswerForm, FollowUpAnswerForm, QuestionFilterForm
 from questions.models import FollowUp, Question
-from questions.rendering import render_markdown, render_segments
-from quizsite.ratelimit import client_ip
 
 ANSWER_SAVED = "Your answer is saved and assessed. The model answer is below."
 FOLLOW_UP_SAVED = "Follow-up checked. The expected answer is below."

@@ -36,12 +36,13 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    # API tokens stored as a hash, with an expiry (quizsite.authentication, quizsite.api).
+    # API tokens stored as a hash, with an expiry (accounts.authentication, accounts.api).
     "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
-    "quizsite.apps.QuizsiteConfig",
+    "accounts.apps.AccountsConfig",
+    "common.apps.CommonConfig",
     "questions",
     "grader",
 ]
@@ -51,7 +52,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Outside the session and CSRF middleware: it sees the cookies they set (static files,
     # served above, are the same for everyone).
-    "quizsite.middleware.PrivateCacheMiddleware",
+    "common.middleware.PrivateCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -59,12 +60,12 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
-    "quizsite.middleware.PermissionsPolicyMiddleware",
+    "common.middleware.PermissionsPolicyMiddleware",
     # Last: it sees the login form's failures after authentication has run.
     "axes.middleware.AxesMiddleware",
 ]
 # First of all: refuse an oversized body before any middleware reads it.
-MIDDLEWARE.insert(0, "quizsite.middleware.BodySizeLimitMiddleware")
+MIDDLEWARE.insert(0, "common.middleware.BodySizeLimitMiddleware")
 
 ROOT_URLCONF = "quizsite.urls"
 WSGI_APPLICATION = "quizsite.wsgi.application"
@@ -80,7 +81,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "quizsite.context_processors.product",
+                "common.context_processors.product",
             ],
         },
     },
@@ -140,7 +141,7 @@ EMAIL_TIMEOUT: int = env.int("EMAIL_TIMEOUT", default=10)
 DEFAULT_FROM_EMAIL: str = env.str("DEFAULT_FROM_EMAIL", default="webmaster@localhost")
 # A reset link works for an hour (Django's default is three days).
 PASSWORD_RESET_TIMEOUT: int = env.int("PASSWORD_RESET_TIMEOUT", default=3600)
-# One address gets at most one reset mail this often, whoever asks (quizsite.password_reset):
+# One address gets at most one reset mail this often, whoever asks (accounts.password_reset):
 # no flood of an inbox, and another client's requests hold back the owner's mail no longer.
 PASSWORD_RESET_MAIL_GAP_SECONDS: int = env.int("PASSWORD_RESET_MAIL_GAP_SECONDS", default=300)
 
@@ -165,7 +166,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "quizsite.storage.ManifestStaticFilesStorage"
+        else "common.storage.ManifestStaticFilesStorage"
     },
 }
 # Serve straight from the finders in development and tests, so no collectstatic is needed.
@@ -202,14 +203,14 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 # Deeper JSON is refused with 400 (ours is at most a few levels deep).
 JSON_MAX_DEPTH: int = env.int("JSON_MAX_DEPTH", default=20)
 
-# One rate per action, counted in the shared cache (quizsite.ratelimit) by pages and API alike.
+# One rate per action, counted in the shared cache (common.ratelimit) by pages and API alike.
 THROTTLE_RATES: dict[str, str] = {
     "anon": env.str("THROTTLE_ANON", default="60/min"),
     "user": env.str("THROTTLE_USER", default="240/min"),
     "submissions": env.str("THROTTLE_SUBMISSIONS", default="20/min"),
     "token": env.str("THROTTLE_TOKEN", default="10/min"),
     "signup": env.str("THROTTLE_SIGNUP", default="5/hour"),
-    # Reset requests per client address; past it they send no mail (quizsite.password_reset).
+    # Reset requests per client address; past it they send no mail (accounts.password_reset).
     "password_reset": env.str("THROTTLE_PASSWORD_RESET", default="5/hour"),
     "answers": env.str("THROTTLE_ANSWERS", default="60/min"),
     "answers_anon": env.str("THROTTLE_ANSWERS_ANON", default="30/min"),
@@ -220,28 +221,28 @@ THROTTLE_RATES: dict[str, str] = {
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes missing credentials a 401, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "quizsite.authentication.TokenAuthentication",
+        "accounts.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Every API call counts against its caller; creating submissions has a tighter scope too.
     "DEFAULT_THROTTLE_CLASSES": [
-        "quizsite.throttles.AnonRateThrottle",
-        "quizsite.throttles.UserRateThrottle",
+        "common.throttles.AnonRateThrottle",
+        "common.throttles.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": THROTTLE_RATES,
     "DEFAULT_PARSER_CLASSES": [
-        "quizsite.parsers.BoundedJSONParser",
+        "common.parsers.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    # ...and it reads JSON for views that list their own parsers too (quizsite.parsers).
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "quizsite.parsers.BoundedContentNegotiation",
+    # ...and it reads JSON for views that list their own parsers too (common.parsers).
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "common.parsers.BoundedContentNegotiation",
     "NUM_PROXIES": NUM_PROXIES,
 }
 # API tokens (django-rest-knox): a token stops working this long after it was issued, and at
-# any password change (quizsite.signals). Never renewed by use, so a leaked one dies anyway.
+# any password change (accounts.signals). Never renewed by use, so a leaked one dies anyway.
 API_TOKEN_TTL_HOURS: float = env.float("API_TOKEN_TTL_HOURS", default=720.0)
 if API_TOKEN_TTL_HOURS <= 0:
     raise ImproperlyConfigured("API_TOKEN_TTL_HOURS must be positive: every token expires")
@@ -262,7 +263,7 @@ SPECTACULAR_SETTINGS = {
     # Every operation's error responses (401, 429, 413...), in the shapes the API sends.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "quizsite.schema.add_error_responses",
+        "common.schema.add_error_responses",
     ],
 }
 
@@ -285,19 +286,19 @@ CACHES = {
 # process and host like the cache, and is already required for any login to succeed (users,
 # sessions), so lockouts hold across processes and cost no extra dependency; the price is a
 # row per (username, address) that failed, cleaned when it expires or the user logs in.
-# The database handler, plus a limit per client address (quizsite.login_lockout says why it is
+# The database handler, plus a limit per client address (accounts.login_lockout says why it is
 # not axes' own "ip_address" parameter).
-AXES_HANDLER = "quizsite.login_lockout.LoginLockoutHandler"
+AXES_HANDLER = "accounts.login_lockout.LoginLockoutHandler"
 # No row per successful login: failures (AccessAttempt) are what a lockout needs.
 AXES_DISABLE_ACCESS_LOG = True
 AXES_FAILURE_LIMIT: int = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME: float = env.float("AXES_COOLOFF_HOURS", default=0.25)  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "quizsite.ratelimit.axes_client_ip"
+AXES_CLIENT_IP_CALLABLE = "common.ratelimit.axes_client_ip"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 # That page, saying whether the account or the whole address is paused.
-AXES_LOCKOUT_CALLABLE = "quizsite.login_lockout.lockout_response"
+AXES_LOCKOUT_CALLABLE = "accounts.login_lockout.lockout_response"
 # Failed logins from one client address, whatever the usernames, within the cool-off above
 # before every login from it is refused (until older failures leave that window). Well above
 # AXES_FAILURE_LIMIT: a whole class may log in from behind one NAT address.
@@ -336,7 +337,7 @@ CELERY_BROKER_URL = REDIS_URL
 # kombu's Redis transport, with one client per connection pool instead of one per command.
 # Plain redis:// only: for any other scheme (rediss:// turns TLS on) kombu picks its own.
 if CELERY_BROKER_URL.startswith("redis://"):
-    CELERY_BROKER_TRANSPORT = "quizsite.broker:Transport"
+    CELERY_BROKER_TRANSPORT = "common.broker:Transport"
 # JSON only: a task message is an id, and pickle on a broker is remote code execution.
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

@@ -4,9 +4,10 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts import api, views
 from grader.urls.submissions import api_urlpatterns
 from grader.views.trials import TrialRunCreateApi, TrialRunDetailApi
-from quizsite import api, views
+from quizsite import views as site_views
 
 admin.site.site_header = f"{settings.PRODUCT_NAME}: authoring"
 admin.site.site_title = settings.PRODUCT_NAME
@@ -15,7 +16,7 @@ admin.site.index_title = "Questions, exercises and submissions"
 admin.site.index_template = "admin/staff_index.html"
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", site_views.home, name="home"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -39,7 +40,7 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     # Browsers ask for /favicon.ico whatever the page says; the icon is an SVG.
-    path("favicon.ico", views.FaviconView.as_view(), name="favicon"),
+    path("favicon.ico", site_views.FaviconView.as_view(), name="favicon"),
     path("admin/", admin.site.urls),
     path("api/token/", api.TokenCreateApi.as_view(), name="api-token"),
     # The owner's tokens (listed by prefix, never the token), and revoking them.

@@ -81,7 +81,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """Give every transactional test a serialized rollback, and run them after the others.
 
     A transactional test ends with a flush, and the flush re-runs post_migrate, which re-creates
-    the Instructors group (quizsite.roles) with a new id. A later test that asks for
+    the Instructors group (accounts.roles) with a new id. A later test that asks for
     serialized_rollback then restores the original group and fails on its unique name. When
     every transactional test restores the migrated database instead (seed content included),
     the flushes skip post_migrate and each test starts from the same state.

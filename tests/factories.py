@@ -43,7 +43,7 @@ def user_create(
         username, email=email, password=password, is_staff=is_staff or instructor, **fields
     )
     if instructor:
-        from quizsite.roles import instructors_group_sync
+        from accounts.roles import instructors_group_sync
 
         user.groups.add(instructors_group_sync())
     return user

@@ -1,6 +1,6 @@
 """Start a rate-limit test inside one window of the wall clock.
 
-The limits count in fixed windows (quizsite.ratelimit: the key holds ``now // period``), so a
+The limits count in fixed windows (common.ratelimit: the key holds ``now // period``), so a
 test whose requests straddle a window's end starts counting afresh half-way and sees more
 requests pass than the limit. Every period the tests use (a minute, an hour, a day) ends on a
 minute's end, so waiting out a minute's last seconds keeps a quick test in one window.

@@ -40,7 +40,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # one per test process, so two suites running at once don't share it.
     DATABASES["default"]["TEST"] = {"NAME": f"/tmp/attention-quiz-test-{os.getpid()}.sqlite3"}
 
-# One cache per test process: most tests don't test sharing, and tests/test_throttles.py runs
+# One cache per test process: most tests don't test sharing, and tests/common/test_throttles.py runs
 # the shared case against a Redis of its own. Cleared before each test (tests/conftest.py).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Axes warns that a per-process cache doesn't share lockouts: true, and production uses Redis.

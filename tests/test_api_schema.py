@@ -17,7 +17,7 @@ from django.core import signals
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
-from quizsite.services.api_tokens import api_token_issue
+from accounts.services.api_tokens import api_token_issue
 from tests.factories import student_create
 
 # Fuzzing every endpoint takes minutes on 2 cores: `make test` runs it, `make test-fast` not.

@@ -2,7 +2,7 @@
 
 The audit was a script run against a live site (scripts/audit.py, now removed). Most of its
 probes have a test elsewhere: the finding's reproduction in tests/test_security.py, and
-tests/test_throttles.py, tests/test_login_lockout.py, tests/test_parsers.py,
+tests/common/test_throttles.py, tests/accounts/test_login_lockout.py, tests/common/test_parsers.py,
 tests/pipeline/test_api.py, tests/grader/test_django.py, tests/pipeline/test_fair_share.py and
 tests/e2e/test_security.py. What is here is the part of a probe that none of those checked:
 the audit's pages and vectors, its production rates, its declared 200 MB body.
@@ -18,10 +18,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
+from common.middleware import MSG_BODY_TOO_LARGE
 from grader.models import Submission
 from grader.views.submissions import MSG_BAD_CODE
 from questions.models import Page
-from quizsite.middleware import MSG_BODY_TOO_LARGE
 
 pytestmark = pytest.mark.django_db
 

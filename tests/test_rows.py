@@ -11,11 +11,11 @@ from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.exceptions import AuthenticationFailed
 
+from accounts.authentication import TokenAuthentication
+from accounts.services.api_tokens import api_token_issue
 from grader.models import Exercise, Submission
 from grader.services import submissions as services
-from quizsite.authentication import TokenAuthentication
 from quizsite.rows import columns, row_get
-from quizsite.services.api_tokens import api_token_issue
 from tests.factories import student_create, submission_create
 
 pytestmark = pytest.mark.django_db

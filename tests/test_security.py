@@ -1,6 +1,6 @@
 """Security hardening: each audit finding's reproduction, which must now fail to work.
 
-Finding 1 (XSS through math) is in tests/questions/test_rendering.py and, in a real browser
+Finding 1 (XSS through math) is in tests/common/test_rendering.py and, in a real browser
 under the CSP, in tests/e2e/test_security.py.
 """
 
@@ -14,18 +14,18 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
-from grader.models import Exercise, ExerciseCheck, Submission
-from grader.selectors.submissions import MSG_CHECK_HIDDEN
-from grader.services.submissions import MSG_SUBMIT_THROTTLED
-from questions.services import ANSWER_THROTTLED
-from quizsite.login_lockout import MSG_LOCKED_OUT
-from quizsite.middleware import MSG_BODY_TOO_LARGE
-from quizsite.parsers import MSG_JSON_TOO_DEEP
-from quizsite.views import (
+from accounts.login_lockout import MSG_LOCKED_OUT
+from accounts.views import (
     MSG_SIGNUP_THROTTLED,
     MSG_USERNAME_CHARACTERS,
     MSG_USERNAME_TAKEN,
 )
+from common.middleware import MSG_BODY_TOO_LARGE
+from common.parsers import MSG_JSON_TOO_DEEP
+from grader.models import Exercise, ExerciseCheck, Submission
+from grader.selectors.submissions import MSG_CHECK_HIDDEN
+from grader.services.submissions import MSG_SUBMIT_THROTTLED
+from questions.services import ANSWER_THROTTLED
 from tests.factories import submission_create, user_create
 
 pytestmark = pytest.mark.django_db

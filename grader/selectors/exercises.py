@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from django.db.models import Count, Max, Q, QuerySet
 from django.http import Http404
 
+from common.rendering import render_markdown
 from grader.engine import limits as grading_limits
 from grader.engine.executors.base import Limits
 from grader.engine.grading import CheckSpec, ExerciseSpec
 from grader.models import Exercise, ExerciseValidation, Submission
-from questions.rendering import render_markdown
 from quizsite.rows import row_get
 
 if TYPE_CHECKING:

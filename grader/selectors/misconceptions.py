@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils import timezone
 
+from common.rendering import render_inline, render_markdown, strip_markers
 from grader.engine.misconception_figures import misconception_links
 from grader.engine.misconceptions import (
     MISCONCEPTIONS,
@@ -25,7 +26,6 @@ from grader.engine.misconceptions import (
 )
 from grader.models import Exercise, Submission
 from questions.models import WrongAnswer
-from questions.rendering import render_inline, render_markdown, strip_markers
 
 
 def _rebuttals() -> dict[str, WrongAnswer]:

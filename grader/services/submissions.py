@@ -27,12 +27,12 @@ from django.db import DatabaseError, InterfaceError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from common.ratelimit import rate_limit_hit
 from grader.engine.executors.extra import ExtraCallsExecutor
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
 from grader.publish import GRADE_SUBMISSION, task_publish
 from grader.services.regrades import regrade_notice_record
-from quizsite.ratelimit import rate_limit_hit
 from quizsite.rows import Columns, columns, row_get
 
 if TYPE_CHECKING:

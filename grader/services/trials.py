@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import transaction
 
+from common.ratelimit import rate_limit_hit
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.engine.trials import (
     MSG_INTERNAL,
@@ -28,7 +29,6 @@ from grader.models import Exercise, TrialRun
 from grader.publish import RUN_TRIAL, task_publish
 from grader.selectors.exercises import exercise_limits
 from grader.services.submissions import SubmissionRejected
-from quizsite.ratelimit import rate_limit_hit
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser

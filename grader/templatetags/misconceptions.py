@@ -7,9 +7,9 @@ from typing import Any
 
 from django import template
 
+from common.rendering import render_inline
 from grader.engine.checks.messages import as_math
 from grader.engine.misconceptions import misconception_describe
-from questions.rendering import render_inline
 
 register = template.Library()
 

@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from common.parsers import BoundedJSONParser
 from grader.api import CodeField
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.engine.trials import (
@@ -35,7 +36,6 @@ from grader.models import Exercise, TrialRun
 from grader.selectors.trials import trial_run_get_for_user, trial_run_is_stale
 from grader.services.submissions import MSG_CODE_EMPTY
 from grader.services.trials import TrialRejected, trial_run_create
-from quizsite.parsers import BoundedJSONParser
 
 POLL_INTERVAL = "500ms"
 MSG_RUN_BAD_CODE = "Your code could not be read (it holds a character that is not allowed)."
@@ -242,7 +242,7 @@ class TrialRunCreateApi(APIView):
     # JSON only: the custom input is a structured object, which a form field cannot carry.
     parser_classes = (BoundedJSONParser,)
 
-    # 400, 404 (no such published exercise), 413 and 429: quizsite.schema documents them.
+    # 400, 404 (no such published exercise), 413 and 429: common.schema documents them.
     @extend_schema(
         request=TrialRunCreateSerializer,
         responses={202: TrialRunSerializer},

@@ -1,7 +1,7 @@
 """End to end in headless Chromium: stored XSS vectors are inert under the site's CSP.
 
-The sanitiser (questions.rendering) is the first line and is tested without a browser in
-tests/questions/test_rendering.py; here the vectors, with and without math, are saved where
+The sanitiser (common.rendering) is the first line and is tested without a browser in
+tests/common/test_rendering.py; here the vectors, with and without math, are saved where
 instructors write Markdown and loaded in a real browser, with the CSP the site sends.
 """
 

@@ -15,10 +15,10 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.services.api_tokens import api_token_issue
 from grader.api import MSG_GRADES_FORBIDDEN
 from grader.models import Submission
 from grader.selectors.grades import GRADES_COLUMNS, csv_cell, grades_csv, grades_rows
-from quizsite.services.api_tokens import api_token_issue
 from tests.factories import exercise_get, submission_create, user_create
 
 pytestmark = pytest.mark.django_db

@@ -46,8 +46,8 @@ def test_statement_is_sanitised(client):
 
 
 def test_every_misconception_has_a_section_at_its_anchor_open_to_anyone(client):
+    from common.rendering import render_inline
     from grader.engine.misconceptions import CODES, EXPLANATIONS_PATH, MISCONCEPTIONS
-    from questions.rendering import render_inline
 
     assert reverse("grader:misconception-list") == EXPLANATIONS_PATH
     page = client.get(EXPLANATIONS_PATH)  # anonymous: no interview gate before it

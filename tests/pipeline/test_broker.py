@@ -1,11 +1,11 @@
-"""quizsite.broker: kombu's Redis transport with one client per pool, on a real Redis."""
+"""common.broker: kombu's Redis transport with one client per pool, on a real Redis."""
 
 from __future__ import annotations
 
 from celery import current_app
 from django.conf import settings
 
-from quizsite.broker import Channel, Transport
+from common.broker import Channel, Transport
 from tests.pipeline.stack import Redis
 
 

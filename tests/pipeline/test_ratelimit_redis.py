@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import caches
 from django.test import override_settings
 
-from quizsite.ratelimit import rate_limit_hit
+from common.ratelimit import rate_limit_hit
 from tests.pipeline.stack import REDIS_URL, Redis
 
 

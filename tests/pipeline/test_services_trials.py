@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from accounts.services.api_tokens import api_token_issue
 from grader.engine import reference
 from grader.engine import trials as engine
 from grader.engine.executors.trusted import CallableExecutor
 from grader.models import Exercise, Submission, TrialRun
 from grader.services import trials as services
 from grader.views.trials import MSG_RUN_STALE
-from quizsite.services.api_tokens import api_token_issue
 from tests.factories import student_create
 from tests.pipeline.stack import Worker, golden, wait_until
 

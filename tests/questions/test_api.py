@@ -7,9 +7,9 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
+from accounts.services.api_tokens import api_token_issue
 from questions import api, services
 from questions.models import Attempt, CheckKind, Question
-from quizsite.services.api_tokens import api_token_issue
 from tests.questions.conftest import GOOD_ANSWER
 from tests.questions.leaks import leaked, plant_markers
 

@@ -290,3 +290,14 @@ def test_preview_of_a_draft_question_takes_trial_answers(
     response = client.post(url, {"text": "Softmax saturates."})
     assert response.status_code == 200
     assert "this question is a <em>draft</em>" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_instructor_markdown_is_sanitised_on_the_page(client: Client, question: Question) -> None:
+    question.prompt = (
+        "Why? <script>alert('p')</script> <img src=x onerror=alert(1)> [link](javascript:alert(2))"
+    )
+    question.save()
+    body = client.get(reverse("questions:detail", kwargs={"slug": question.slug})).content.decode()
+    main = body[body.index("<main") : body.index("</main>")]
+    assert "<script" not in main and "onerror" not in main and "javascript:" not in main

@@ -1,7 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from quizsite.roles import instructors_group_sync
+from accounts.roles import instructors_group_sync
 
 DEMO_ACCOUNTS = (
     # username, password, is_instructor

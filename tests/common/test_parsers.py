@@ -1,4 +1,4 @@
-"""quizsite.parsers: JSON deeper than JSON_MAX_DEPTH is a 400 on every API endpoint that
+"""common.parsers: JSON deeper than JSON_MAX_DEPTH is a 400 on every API endpoint that
 reads a body, whatever parsers its view lists (never a RecursionError and a 500)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 from rest_framework.test import APIClient
 
-from quizsite.parsers import MSG_JSON_TOO_DEEP, BoundedContentNegotiation, json_depth_exceeds
+from common.parsers import MSG_JSON_TOO_DEEP, BoundedContentNegotiation, json_depth_exceeds
 from tests.factories import superuser_create
 
 pytestmark = pytest.mark.django_db

@@ -2,19 +2,19 @@ from django.apps import AppConfig
 from django.db.models.signals import post_migrate, pre_save
 
 
-class QuizsiteConfig(AppConfig):
-    name = "quizsite"
+class AccountsConfig(AppConfig):
+    name = "accounts"
 
     def ready(self) -> None:
         from django.contrib.auth import get_user_model
 
-        from quizsite.roles import instructors_group_sync
-        from quizsite.signals import revoke_api_tokens_on_password_change
+        from accounts.roles import instructors_group_sync
+        from accounts.signals import revoke_api_tokens_on_password_change
 
         # After every migrate, so new content models are granted to instructors at once.
         post_migrate.connect(lambda **kwargs: instructors_group_sync(), weak=False)
         pre_save.connect(
             revoke_api_tokens_on_password_change,
             sender=get_user_model(),
-            dispatch_uid="quizsite.revoke_api_tokens_on_password_change",
+            dispatch_uid="accounts.revoke_api_tokens_on_password_change",
         )

@@ -1,4 +1,4 @@
-"""DRF throttles on the shared, atomic counters of quizsite.ratelimit."""
+"""DRF throttles on the shared, atomic counters of common.ratelimit."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.conf import settings
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from quizsite.ratelimit import client_ip, rate_limit_hit
+from common.ratelimit import client_ip, rate_limit_hit
 
 
 class _SharedRateThrottle(BaseThrottle):

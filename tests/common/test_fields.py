@@ -1,11 +1,11 @@
-"""quizsite.fields: LongTextField refuses what DRF's CharField refuses, with its messages."""
+"""common.fields: LongTextField refuses what DRF's CharField refuses, with its messages."""
 
 from __future__ import annotations
 
 import pytest
 from rest_framework import serializers
 
-from quizsite.fields import LongTextField
+from common.fields import LongTextField
 
 TEXTS = [
     "def f(q, k, v):\n    return q\n",

@@ -16,7 +16,7 @@ from django.contrib.auth import authenticate
 from django.utils import timezone
 from knox.models import AuthToken
 
-from quizsite.login_lockout import MSG_ADDRESS_LOCKED_OUT, MSG_LOCKED_OUT, address_limited
+from accounts.login_lockout import MSG_ADDRESS_LOCKED_OUT, MSG_LOCKED_OUT, address_limited
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser

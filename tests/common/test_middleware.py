@@ -1,4 +1,4 @@
-"""quizsite.middleware: no personal response may be cached (Cache-Control: private,
+"""common.middleware: no personal response may be cached (Cache-Control: private,
 no-store), while anonymous pages that set no cookie keep their headers; and the settings
 trust X-Forwarded-Proto only behind a proxy of our own (NUM_PROXIES)."""
 
@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from tests.factories import student_create
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _directives(response) -> set[str]:

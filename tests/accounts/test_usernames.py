@@ -1,4 +1,4 @@
-"""quizsite.usernames: sign-up refuses names that read as staff accounts; the staff accounts
+"""accounts.usernames: sign-up refuses names that read as staff accounts; the staff accounts
 made by management commands keep working."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
-from quizsite.usernames import MSG_USERNAME_RESERVED, username_is_reserved
+from accounts.usernames import MSG_USERNAME_RESERVED, username_is_reserved
 
 PASSWORD = "a-long-passphrase-42"
 

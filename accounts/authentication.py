@@ -26,7 +26,7 @@ class TokenAuthentication(auth.TokenAuthentication):
     by the token's hash: the digest is the table's primary key, so one indexed read finds the
     token and its user. knox reads every row sharing the token's first characters, then every
     other token of the user at each request to delete expired ones; expired tokens are
-    deleted here when presented, and when their owner gets a new one (quizsite.services)."""
+    deleted here when presented, and when their owner gets a new one (accounts.services)."""
 
     def authenticate_credentials(self, token: bytes) -> tuple[Any, Any]:
         try:
@@ -57,5 +57,5 @@ class TokenScheme(KnoxTokenScheme):
     """The OpenAPI security scheme of the class above (drf-spectacular's knox extension
     matches knox's own class only)."""
 
-    target_class = "quizsite.authentication.TokenAuthentication"
+    target_class = "accounts.authentication.TokenAuthentication"
     name = "tokenAuth"

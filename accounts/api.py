@@ -1,7 +1,7 @@
 """The API's tokens: get one for a username and password, list yours, revoke one or all.
 
-Thin: quizsite.services.api_tokens does the work and raises ApiTokenError, mapped to its HTTP
-status in ``_refused`` alone; quizsite.selectors.api_tokens lists them.
+Thin: accounts.services.api_tokens does the work and raises ApiTokenError, mapped to its HTTP
+status in ``_refused`` alone; accounts.selectors.api_tokens lists them.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quizsite.schema import NO_NUL_PATTERN, TEXT_PATTERN
-from quizsite.selectors.api_tokens import api_token_list
-from quizsite.services.api_tokens import (
+from accounts.selectors.api_tokens import api_token_list
+from accounts.services.api_tokens import (
     ApiTokenError,
     api_token_login,
     api_token_revoke,
     api_tokens_revoke_all,
 )
-from quizsite.throttles import TokenRateThrottle
+from common.schema import NO_NUL_PATTERN, TEXT_PATTERN
+from common.throttles import TokenRateThrottle
 
 
 def _refused(error: ApiTokenError) -> Response:

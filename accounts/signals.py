@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from quizsite.services.api_tokens import api_tokens_revoke_all
+from accounts.services.api_tokens import api_tokens_revoke_all
 
 
 def revoke_api_tokens_on_password_change(

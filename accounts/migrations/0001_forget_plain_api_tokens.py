@@ -4,6 +4,9 @@ They cannot become knox's tokens (only a hash of a token is kept, and it needs t
 characters), so their owners get new ones from POST /api/token/. The app is no longer
 installed; its table, if this database has one, is emptied rather than dropped, so that its
 migration history stays true.
+
+It was quizsite's migration before the accounts app took it over; ``replaces`` names it, so a
+database that ran it there records it here without running it again.
 """
 
 from django.db import migrations
@@ -20,6 +23,7 @@ def forget_plain_tokens(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 
 class Migration(migrations.Migration):
+    replaces = [("quizsite", "0001_forget_plain_api_tokens")]
     dependencies: list[tuple[str, str]] = []
 
     operations = [migrations.RunPython(forget_plain_tokens, migrations.RunPython.noop)]

@@ -2,7 +2,7 @@
 
 drf-spectacular documents each view's success; the errors come from layers every view shares
 (authentication, throttles, the body cap, the parsers, validation), so they are added here
-once, in the shapes DRF and quizsite.middleware really send.
+once, in the shapes DRF and common.middleware really send.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
-from quizsite.login_lockout import MSG_LOCKED_OUT
+from accounts.login_lockout import MSG_LOCKED_OUT
 from tests.factories import student_create
 
 pytestmark = pytest.mark.django_db
@@ -98,7 +98,7 @@ def test_axes_is_given_an_address_or_none(meta: dict[str, str], expected: str | 
     # force_login (a request with no REMOTE_ADDR) failed on the lockout reset.
     from django.test import RequestFactory
 
-    from quizsite.ratelimit import axes_client_ip
+    from common.ratelimit import axes_client_ip
 
     request = RequestFactory().get("/")
     request.META = meta

@@ -23,7 +23,7 @@ import hashlib
 
 from django.conf import settings
 
-from quizsite.ratelimit import gap_claim, rate_limit_hit
+from common.ratelimit import gap_claim, rate_limit_hit
 
 
 def password_reset_mail_allowed(*, client: str, email: str) -> bool:

@@ -27,7 +27,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from quizsite.selectors.login_failures import login_failures_from_address
+from accounts.selectors.login_failures import login_failures_from_address
 
 MSG_LOCKED_OUT = "Too many failed logins for this account from your network. Try again later."
 MSG_ADDRESS_LOCKED_OUT = (

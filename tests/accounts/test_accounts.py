@@ -15,7 +15,7 @@ from django.contrib.staticfiles import finders
 from django.core import mail
 from django.test import Client, RequestFactory
 
-from quizsite.views import safe_next
+from accounts.views import safe_next
 from tests.factories import student_create
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""quizsite.login_lockout: password spraying from one address is stopped on every login path;
+"""accounts.login_lockout: password spraying from one address is stopped on every login path;
 other addresses, and the per-account lockout, keep working as before."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from quizsite.login_lockout import MSG_ADDRESS_LOCKED_OUT, MSG_LOCKED_OUT
-from quizsite.selectors.login_failures import login_failures_from_address
-from quizsite.services.api_tokens import MSG_BAD_CREDENTIALS
+from accounts.login_lockout import MSG_ADDRESS_LOCKED_OUT, MSG_LOCKED_OUT
+from accounts.selectors.login_failures import login_failures_from_address
+from accounts.services.api_tokens import MSG_BAD_CREDENTIALS
 from tests.factories import user_create
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
-"""API tokens (quizsite.api, quizsite.services.api_tokens, quizsite.selectors.api_tokens,
-quizsite.signals): stored as a hash, expiring, listed and revoked by their owner, and all
+"""API tokens (accounts.api, accounts.services.api_tokens, accounts.selectors.api_tokens,
+accounts.signals): stored as a hash, expiring, listed and revoked by their owner, and all
 revoked when the password changes, whatever the path."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from django.utils.http import urlsafe_base64_encode
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from quizsite.selectors.api_tokens import api_token_list
-from quizsite.services.api_tokens import (
+from accounts.selectors.api_tokens import api_token_list
+from accounts.services.api_tokens import (
     MSG_TOKEN_NOT_FOUND,
     api_token_issue,
     api_tokens_revoke_all,
@@ -255,7 +255,7 @@ def test_a_hash_upgrade_at_login_keeps_them(ann_tokens, settings) -> None:  # ty
     # Django rehashes a password with the preferred hasher at login: the same password.
     ann, tokens = ann_tokens
     settings.PASSWORD_HASHERS = [
-        "tests.test_api_tokens.OneRoundPBKDF2",
+        "tests.accounts.test_api_tokens.OneRoundPBKDF2",
         "django.contrib.auth.hashers.MD5PasswordHasher",
     ]
     response = Client().post("/accounts/login/", {"username": "ann", "password": "pw-ann-123"})
@@ -277,7 +277,7 @@ def test_revoking_all_counts_only_that_users_tokens() -> None:
 
 
 def test_the_migration_forgets_drfs_plain_tokens() -> None:
-    migration = importlib.import_module("quizsite.migrations.0001_forget_plain_api_tokens")
+    migration = importlib.import_module("accounts.migrations.0001_forget_plain_api_tokens")
     editor = SimpleNamespace(connection=connection)  # all the function uses of its editor
     ann = user("ann")
     with connection.cursor() as cursor:
