@@ -1,0 +1,90 @@
+"""What the assessment reads (key points and wrong answers as authored) and what it answers
+(evidence, a text assessment, a check's result), with the stances a hit can take."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Stances of a hit, as recorded in Evidence.stance.
+ASSERTED = "asserted"
+NEGATED = "negated"
+REFUTED = "refuted"
+STUFFING = "stuffing"
+
+
+@dataclass(frozen=True)
+class KeyPointSpec:
+    slug: str
+    label: str
+    patterns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class WrongAnswerSpec:
+    slug: str
+    statement: str
+    patterns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why a pattern counted (or did not): the text it matched, whether it was negated (or
+    otherwise refuted), the sentence it was found in and how that sentence takes the claim."""
+
+    slug: str
+    matched: str
+    negated: bool
+    sentence: str = ""
+    stance: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "slug": self.slug,
+            "matched": self.matched,
+            "negated": self.negated,
+            "sentence": self.sentence,
+            "stance": self.stance,
+        }
+
+
+@dataclass(frozen=True)
+class TextAssessment:
+    key_points: list[str]
+    missed: list[str]
+    wrong_answer: str | None
+    score: float
+    evidence: list[Evidence] = field(default_factory=list)
+    stuffing: bool = False
+
+    def summary(self) -> dict[str, object]:
+        """The one-line shape the `assess` command and the API promise."""
+        return {
+            "key_points": self.key_points,
+            "wrong_answer": self.wrong_answer,
+            "score": self.score,
+        }
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "kind": "text",
+            **self.summary(),
+            "missed": self.missed,
+            "stuffing": self.stuffing,
+            "evidence": [e.as_dict() for e in self.evidence],
+        }
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    kind: str
+    correct: bool
+    message: str
+    parsed: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "correct": self.correct,
+            "message": self.message,
+            "parsed": self.parsed,
+        }
