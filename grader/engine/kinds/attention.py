@@ -1,0 +1,568 @@
+"""Scaled dot-product attention: ``attention(Q, K, V, mask=None)``. No Django imports.
+
+Everything that is particular to this kind: the reference (as students would write it), the
+known wrong implementations, the diagnostic inputs, the visible examples and the pictures.
+The wrong implementations are OUR trusted functions, each self-contained (it uses only ``np``
+and ``math``) so that ``WrongImplementation.source`` is a complete student-style module for
+the golden suite and the admin's Validate; the diagnosis calls them in-process.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from grader.engine import reference
+from grader.engine.checks.inputs import WORKED_K, WORKED_Q, WORKED_V, attention_call, key_mask, unit
+from grader.engine.executors.base import Arg, Call
+from grader.engine.kinds.base import (
+    BATCH,
+    LARGE,
+    MASK,
+    PLAIN,
+    WEIGHTS,
+    DiagnosticProbe,
+    Kind,
+    WeightTriples,
+    WrongImplementation,
+    batched,
+    probe,
+)
+from grader.engine.trials import (
+    MSG_KEY_ROWS,
+    MSG_LAST_DIMS,
+    ROLE_ARRAY,
+    ROLE_MASK,
+    ArgSpec,
+    TrialCase,
+    TrialInputError,
+    _array_arg,
+    _broadcast,
+    _check_mask,
+    _check_output,
+    _custom_case,
+    _mask_arg,
+)
+
+NAME = reference.KIND_ATTENTION
+
+# The reference solution as students would write it: the text stored in
+# Exercise.reference_solution by the seed migration, run through the sandbox by Validate.
+REFERENCE_SOURCE = '''import numpy as np
+
+
+def attention(Q, K, V, mask=None):
+    """softmax(Q Kᵀ / √d_k) V; mask is True where a query may attend to a key."""
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V
+'''
+
+# --- known wrong implementations ---------------------------------------------------------------
+
+
+def attention_missing_scale(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2)  # no division at all
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_scale_by_d(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / d_k  # d_k instead of sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_scale_values(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    return w @ (V / np.sqrt(d_k))  # the values are scaled, the scores are not
+
+
+def attention_divide_by_8(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / 8.0  # sqrt(64): right for d_k = 64 only
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_divide_by_2(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / 2  # sqrt(4), copied from the worked example
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_divide_by_4(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / 4.0
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_divide_by_16(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / 16.0
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_sqrt_d_v(Q, K, V, mask=None):
+    d = V.shape[-1]  # the value dimension, not the key dimension
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_sqrt_seq_len(Q, K, V, mask=None):
+    d = K.shape[-2]  # the number of keys (sequence length)
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_sqrt_n_queries(Q, K, V, mask=None):
+    d = Q.shape[-2]  # the number of queries
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_scale_after_softmax(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    return (w / np.sqrt(d_k)) @ V  # divides the weights, after the softmax
+
+
+def attention_softmax_over_queries(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-2, keepdims=True))
+    return (w / w.sum(axis=-2, keepdims=True)) @ V  # normalises each column, not each row
+
+
+def attention_naive_softmax(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores)  # overflows to inf for scores above ~709
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_unnormalized(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))  # never divided by the row sum
+    return w @ V
+
+
+def attention_mask_ignored(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)  # the mask is accepted and never used
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_mask_inverted(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, -np.inf, scores)  # True taken as "blocked"
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_scales_q_in_place(Q, K, V, mask=None):
+    Q /= np.sqrt(Q.shape[-1])  # right maths, but it changes the caller's array
+    scores = Q @ np.swapaxes(K, -1, -2)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_returns_weights(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return w / w.sum(axis=-1, keepdims=True)  # the weights, not weights @ V
+
+
+def attention_global_max(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - np.max(scores))  # one max for the whole array: low rows underflow to 0/0
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_mask_zero_fill(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = scores * mask  # a masked score becomes 0, which still gets weight
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_mask_nan_fill(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, np.nan)  # NaN spreads to the whole row
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_rounded(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return np.round((w / w.sum(axis=-1, keepdims=True)) @ V, 4)  # rounded for printing
+
+
+def attention_matmul_dot_t(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ K.T / np.sqrt(d_k)  # .T reverses the batch axes too: right for 2-D only
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_np_dot_t(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = np.dot(Q, K.T) / np.sqrt(d_k)  # the 2-D textbook formula
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return np.dot(w / w.sum(axis=-1, keepdims=True), V)
+
+
+def attention_np_dot_values(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return np.dot(w / w.sum(axis=-1, keepdims=True), V)  # np.dot pairs every batch with every one
+
+
+def attention_transpose_3d(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d_k)  # exactly three dimensions
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_d_k_from_shape_1(Q, K, V, mask=None):
+    d_k = K.shape[1]  # the key dimension in 2-D only: with a batch axis it is m
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_softmax_axis_1(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=1, keepdims=True))  # axis 1 is the keys in 2-D only
+    return (w / w.sum(axis=1, keepdims=True)) @ V
+
+
+# --- two mistakes at once ----------------------------------------------------------------------
+# One function with every single mistake above as a keyword option, so the diagnosis can try
+# every pair (WrongImplementation.variant says which option each function above is).
+
+
+def masked_scores(scores, mask, how):
+    if mask is None or how == "ignored":
+        return scores
+    if how == "inverted":
+        return np.where(mask, -np.inf, scores)
+    if how == "zero":
+        return scores * mask
+    if how == "nan":
+        return np.where(mask, scores, np.nan)
+    return np.where(mask, scores, -np.inf)
+
+
+def variant_weights(scores, how):
+    if how == "naive":
+        w = np.exp(scores)
+        return w / w.sum(axis=-1, keepdims=True)
+    if how == "global_max":
+        w = np.exp(scores - np.max(scores))
+        return w / w.sum(axis=-1, keepdims=True)
+    if how == "queries":
+        w = np.exp(scores - scores.max(axis=-2, keepdims=True))
+        return w / w.sum(axis=-2, keepdims=True)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    if how == "unnormalized":
+        return w
+    return w / w.sum(axis=-1, keepdims=True)
+
+
+def attention_variant(
+    Q, K, V, mask=None, *, scale="sqrt_d_k", mask_how="neg_inf", softmax="stable"
+):
+    divisor = {
+        "sqrt_d_k": math.sqrt(Q.shape[-1]),
+        "none": 1.0,
+        "d_k": float(Q.shape[-1]),
+        "sqrt_d_v": math.sqrt(V.shape[-1]),
+        "sqrt_m": math.sqrt(K.shape[-2]),
+        "sqrt_n": math.sqrt(Q.shape[-2]),
+    }[scale]
+    scores = masked_scores(Q @ np.swapaxes(K, -1, -2) / divisor, mask, mask_how)
+    return variant_weights(scores, softmax) @ V
+
+
+_MASKED = frozenset({MASK})
+_LARGE = frozenset({LARGE})
+_BATCH = frozenset({BATCH})
+_PLAIN = frozenset({PLAIN})
+
+
+def _wrong(
+    code: str,
+    func: object,
+    tags: frozenset[str] = _PLAIN,
+    variant: tuple[str, str] | None = None,
+) -> WrongImplementation:
+    return WrongImplementation(code, NAME, func, tags, variant)  # type: ignore[arg-type]
+
+
+WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
+    _wrong("missing-scale", attention_missing_scale, variant=("scale", "none")),
+    _wrong("scale-by-d", attention_scale_by_d, variant=("scale", "d_k")),
+    _wrong("scale-values", attention_scale_values),
+    _wrong("hardcoded-scale", attention_divide_by_8),
+    _wrong("hardcoded-scale", attention_divide_by_2),
+    _wrong("hardcoded-scale", attention_divide_by_4),
+    _wrong("hardcoded-scale", attention_divide_by_16),
+    _wrong("wrong-dimension", attention_sqrt_d_v, variant=("scale", "sqrt_d_v")),
+    _wrong("wrong-dimension", attention_sqrt_seq_len, variant=("scale", "sqrt_m")),
+    _wrong("wrong-dimension", attention_sqrt_n_queries, variant=("scale", "sqrt_n")),
+    _wrong("scale-after-softmax", attention_scale_after_softmax),
+    _wrong("softmax-wrong-axis", attention_softmax_over_queries, variant=("softmax", "queries")),
+    _wrong("unstable-softmax", attention_naive_softmax, _LARGE, ("softmax", "naive")),
+    _wrong("unnormalized-weights", attention_unnormalized, variant=("softmax", "unnormalized")),
+    _wrong("mask-ignored", attention_mask_ignored, _MASKED, ("mask_how", "ignored")),
+    _wrong("mask-inverted", attention_mask_inverted, _MASKED, ("mask_how", "inverted")),
+    _wrong("mutates-input", attention_scales_q_in_place),
+    _wrong("wrong-shape", attention_returns_weights),
+    _wrong("unstable-softmax", attention_global_max, _LARGE, ("softmax", "global_max")),
+    _wrong("mask-wrong-fill", attention_mask_zero_fill, _MASKED, ("mask_how", "zero")),
+    _wrong("mask-wrong-fill", attention_mask_nan_fill, _MASKED, ("mask_how", "nan")),
+    _wrong("rounded-output", attention_rounded),
+    _wrong("batch-transpose", attention_matmul_dot_t, _BATCH),
+    _wrong("batch-transpose", attention_np_dot_t, _BATCH),
+    _wrong("batch-np-dot", attention_np_dot_values, _BATCH),
+    _wrong("batch-fixed-ndim", attention_transpose_3d, _BATCH),
+    # Right in 2-D only, but the mistake (and its fix, axis=-1) is the axis, not the batch.
+    _wrong("softmax-wrong-axis", attention_softmax_axis_1, _BATCH),
+    _wrong("batch-fixed-ndim", attention_d_k_from_shape_1, _BATCH),
+)
+
+
+# --- diagnostic inputs -------------------------------------------------------------------------
+
+
+def diagnostic_probes(rng: np.random.Generator) -> list[DiagnosticProbe]:
+    """Inputs that tell the known misconceptions apart. Plain inputs send their arrays back
+    (``return_inputs``) so an in-place change is seen; every 2-D input comes again with leading
+    batch axes (``batched``)."""
+    probes = [
+        # Several d_k, with d_v, n and m all different from d_k, so a constant, √d_v or √m
+        # is right on at most one of them.
+        probe(
+            attention_call(
+                unit(rng, (n, d_k)),
+                unit(rng, (m, d_k)),
+                unit(rng, (m, d_v)),
+                return_inputs=True,
+            ),
+            PLAIN,
+        )
+        for n, m, d_k, d_v in ((5, 7, 16, 3), (4, 6, 64, 5), (6, 3, 4, 9))
+    ]
+    mask = key_mask(rng, (5, 7), p_keep=0.5)
+    mask[:, 0] = True
+    mask[:, -1] = False  # every row has an allowed and a blocked key (for mask-inverted)
+    probes.append(
+        probe(
+            attention_call(unit(rng, (5, 16)), unit(rng, (7, 16)), unit(rng, (7, 3)), mask),
+            MASK,
+        )
+    )
+    # Every row's scores are offset by ±1e3 (column 0 of Q times column 0 of K, over √16):
+    # exp() overflows (or underflows to 0/0) in every row unless the max is subtracted.
+    q, k = unit(rng, (4, 16)), unit(rng, (6, 16))
+    b = np.sqrt(1e3 * 4.0)
+    q[:, 0], k[:, 0] = np.array([1.0, -1.0, 1.0, -1.0]) * b, b
+    probes.append(probe(attention_call(q, k, unit(rng, (6, 3))), LARGE))
+    # V = identity: the output is the weights, so the scale actually used can be measured,
+    # whatever constant a student hard-coded (diagnosis._effective_scale).
+    probes += [
+        probe(attention_call(unit(rng, (n, d_k)), unit(rng, (m, d_k)), np.eye(m)), WEIGHTS)
+        for n, m, d_k in ((5, 6, 9), (4, 7, 36), (6, 5, 100))
+    ]
+    # A second mask where every query has an allowed and a blocked key and no key is
+    # blocked for every query: masked scores set to NaN still give NaN, a softmax over the
+    # queries (NaN on the first mask's all-blocked key) does not.
+    rows, cols = np.indices((6, 8))
+    mask = (rows + cols) % 3 != 0
+    probes.append(
+        probe(
+            attention_call(unit(rng, (6, 16)), unit(rng, (8, 16)), unit(rng, (8, 4)), mask),
+            MASK,
+        )
+    )
+    probes += batched(probes, 3)  # Q, K and V; the mask broadcasts
+    # The transpose probe: batch = m = d_k, so `Q @ K.T` (which reverses the batch axis
+    # too) runs and returns the right shape with wrong values that name the cause.
+    t = 4
+    probes.append(
+        DiagnosticProbe(
+            attention_call(unit(rng, (t, 5, t)), unit(rng, (t, t, t)), unit(rng, (t, t, 3))),
+            frozenset({BATCH}),
+            form=1,
+        )
+    )
+    return probes
+
+
+def weight_triples(call: Call, out: np.ndarray) -> WeightTriples:
+    """(Q, K, weights) of a WEIGHTS probe: with V = identity the output is the weights."""
+    q, k = (np.asarray(a, dtype=np.float64) for a in call.args[:2])
+    return [(q, k, out)]
+
+
+# --- trials: the visible examples and a custom input ------------------------------------------
+
+ARGUMENTS: tuple[ArgSpec, ...] = (
+    ArgSpec("Q", ROLE_ARRAY, "(..., n, d_k)", 2, 4),
+    ArgSpec("K", ROLE_ARRAY, "(..., m, d_k)", 2, 4),
+    ArgSpec("V", ROLE_ARRAY, "(..., m, d_v)", 2, 4),
+    ArgSpec("mask", ROLE_MASK, 'optional: true/false, (n, m), or "causal"', optional=True),
+)
+
+
+def _arg(name: str) -> ArgSpec:
+    return next(a for a in ARGUMENTS if a.name == name)
+
+
+_CAUSAL_3 = np.tril(np.ones((3, 3), dtype=bool))
+# Two sequences of 2 queries over 3 keys (n != m), d_k = 2, d_v = 2.
+_BATCH_Q = np.array([[[1.0, 0.0], [0.0, 1.0]], [[2.0, 1.0], [-1.0, 0.0]]])
+_BATCH_K = np.array([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[0.0, 2.0], [1.0, -1.0], [2.0, 0.0]]])
+_BATCH_V = np.array([[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]])
+
+
+def visible_examples() -> list[TrialCase]:
+    qkv = ("Q", "K", "V")
+    return [
+        TrialCase(
+            "worked-example",
+            "The worked example (3 tokens, d_k = 4)",
+            "The example worked by hand on the question page: the output is "
+            "[[0.814, 0.494], [0.494, 0.814], [0.767, 0.616]].",
+            qkv,
+            (WORKED_Q.copy(), WORKED_K.copy(), WORKED_V.copy()),
+        ),
+        TrialCase(
+            "masked",
+            "A causal mask",
+            "The worked example where each token attends only to itself and the tokens before "
+            "it (mask True = may attend): the first row can only copy V's first row.",
+            (*qkv, "mask"),
+            (WORKED_Q.copy(), WORKED_K.copy(), WORKED_V.copy(), _CAUSAL_3.copy()),
+        ),
+        TrialCase(
+            "batched",
+            "A batch of two (n = 2 queries, m = 3 keys)",
+            "Leading batch dimension of 2: each sequence attends within itself; "
+            "n differs from m, so a transposed score matrix shows up as a shape error.",
+            qkv,
+            (_BATCH_Q.copy(), _BATCH_K.copy(), _BATCH_V.copy()),
+        ),
+    ]
+
+
+def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
+    q, k, v = (_array_arg(_arg(n), spec[n], rng) for n in ("Q", "K", "V"))
+    if q.shape[-1] != k.shape[-1]:
+        raise TrialInputError(MSG_LAST_DIMS.format(q=q.shape[-1], k=k.shape[-1]))
+    if k.shape[-2] != v.shape[-2]:
+        raise TrialInputError(MSG_KEY_ROWS.format(k=k.shape[-2], v=v.shape[-2]))
+    batch = _broadcast([("Q", q.shape[:-2]), ("K", k.shape[:-2]), ("V", v.shape[:-2])])
+    n, m = q.shape[-2], k.shape[-2]
+    _check_output((*batch, n, v.shape[-1]))
+    named: list[tuple[str, Arg]] = [("Q", q), ("K", k), ("V", v)]
+    if spec.get("mask") is not None:
+        mask = _mask_arg(spec["mask"], n, m)
+        _check_mask(mask, (*batch, n, m))
+        named.append(("mask", mask))
+    return _custom_case(named)
+
+
+KIND = Kind(
+    name=NAME,
+    reference=reference.attention,
+    reference_source=REFERENCE_SOURCE,
+    wrong_implementations=WRONG_IMPLEMENTATIONS,
+    diagnostic_probes=diagnostic_probes,
+    arguments=ARGUMENTS,
+    visible_examples=visible_examples,
+    trial_case=trial_case,
+    batch_copies=True,
+    variant=attention_variant,
+    weight_triples=weight_triples,
+)

@@ -1,0 +1,267 @@
+"""A numerically stable softmax: ``softmax(x, axis=-1)``. No Django imports.
+
+What is particular to this kind (see ``kinds.attention`` for the layout).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from grader.engine import reference
+from grader.engine.checks.inputs import WORKED_K, WORKED_Q, softmax_call, unit
+from grader.engine.executors.base import Arg
+from grader.engine.kinds.base import (
+    BATCH,
+    LARGE,
+    PLAIN,
+    DiagnosticProbe,
+    Kind,
+    WrongImplementation,
+    probe,
+)
+from grader.engine.trials import (
+    MAX_NDIM,
+    MSG_AXIS,
+    ROLE_ARRAY,
+    ROLE_INT,
+    ArgSpec,
+    TrialCase,
+    TrialInputError,
+    _array_arg,
+    _custom_case,
+)
+
+NAME = reference.KIND_SOFTMAX
+
+REFERENCE_SOURCE = '''import numpy as np
+
+
+def softmax(x, axis=-1):
+    """Stable softmax: subtracting the max changes nothing mathematically and avoids overflow."""
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+'''
+
+# --- known wrong implementations ---------------------------------------------------------------
+
+
+def softmax_naive(x, axis=-1):
+    e = np.exp(x)  # overflows to inf above ~709 (float64) or ~88 (float32)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax_ignores_axis(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))  # always the last axis
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def softmax_whole_array(x, axis=-1):
+    e = np.exp(x - np.max(x))
+    return e / np.sum(e)  # normalises over every element, not along the axis
+
+
+def softmax_missing_keepdims(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis)  # the sum broadcasts along the wrong axis
+
+
+def softmax_unnormalized(x, axis=-1):
+    return np.exp(x - np.max(x, axis=axis, keepdims=True))  # never divided by the sum
+
+
+def softmax_shifts_in_place(x, axis=-1):
+    x -= np.max(x, axis=axis, keepdims=True)  # stable, but it changes the caller's array
+    e = np.exp(x)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax_flattened(x, axis=-1):
+    values = [math.exp(v - float(np.max(x))) for v in np.ravel(x)]
+    total = sum(values)
+    return np.array([v / total for v in values])  # loses the shape (and the axis)
+
+
+def softmax_fixed_axis_1(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=1, keepdims=True))  # the rows of a matrix, whatever axis says
+    return e / np.sum(e, axis=1, keepdims=True)
+
+
+def softmax_global_max(x, axis=-1):
+    e = np.exp(x - np.max(x))  # one max for the whole array: far-below slices underflow to 0/0
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax_math_exp(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.array([math.exp(v) for v in x.ravel()]).reshape(x.shape)  # OverflowError above ~709
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax_rounded(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return np.round(e / np.sum(e, axis=axis, keepdims=True), 4)
+
+
+def softmax_two_dims_only(x, axis=-1):
+    rows, cols = x.shape  # a matrix only
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return (e / np.sum(e, axis=axis, keepdims=True)).reshape(rows, cols)
+
+
+_LARGE = frozenset({LARGE})
+_BATCH = frozenset({BATCH})
+_PLAIN = frozenset({PLAIN})
+
+
+def _wrong(code: str, func: object, tags: frozenset[str] = _PLAIN) -> WrongImplementation:
+    return WrongImplementation(code, NAME, func, tags)  # type: ignore[arg-type]
+
+
+WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
+    _wrong("unstable-softmax", softmax_naive, _LARGE),
+    _wrong("softmax-wrong-axis", softmax_ignores_axis),
+    _wrong("softmax-wrong-axis", softmax_whole_array),
+    _wrong("softmax-wrong-axis", softmax_missing_keepdims),
+    _wrong("unnormalized-weights", softmax_unnormalized),
+    _wrong("mutates-input", softmax_shifts_in_place),
+    _wrong("wrong-shape", softmax_flattened),
+    _wrong("softmax-wrong-axis", softmax_fixed_axis_1),
+    _wrong("unstable-softmax", softmax_global_max, _LARGE),
+    _wrong("unstable-softmax", softmax_math_exp, _LARGE),
+    _wrong("rounded-output", softmax_rounded),
+    _wrong("batch-fixed-ndim", softmax_two_dims_only, _BATCH),
+)
+
+
+# --- diagnostic inputs -------------------------------------------------------------------------
+
+
+def diagnostic_probes(rng: np.random.Generator) -> list[DiagnosticProbe]:
+    """Inputs that tell the known misconceptions apart. The plain inputs have one, two and
+    three dimensions (no batched copies: ``Kind.batch_copies`` is False)."""
+    probes = [
+        probe(softmax_call(unit(rng, shape) * 3.0, axis, return_inputs=True), PLAIN)
+        for shape, axis in (((4, 6), None), ((3, 4, 5), 1), ((5, 5), None), ((4, 3), 0))
+    ]
+    offsets = np.array([[1e3], [-1e3], [2e3]])  # overflow, 0/0 and overflow in every row
+    probes.append(probe(softmax_call(offsets + unit(rng, (3, 6)) * 2.0), LARGE))
+    # 1-D inputs (the contract's smallest): code written for rows of a matrix fails here,
+    # and list-based code written for one vector runs here only.
+    probes.append(probe(softmax_call(unit(rng, (7,)) * 3.0, return_inputs=True), PLAIN))
+    big = unit(rng, (6,)) * 2.0 + 1e3
+    probes.append(probe(softmax_call(big), LARGE))
+    return probes
+
+
+def _trusted(func: object, x: np.ndarray, axis: int) -> np.ndarray | None:
+    with np.errstate(all="ignore"):
+        try:
+            return np.array(func(x.copy(), axis), dtype=np.float64)  # type: ignore[operator]
+        except Exception:
+            return None
+
+
+def other_axes(p: DiagnosticProbe) -> list[np.ndarray]:
+    """The softmax of a plain probe's input along every other axis or set of axes (a loop over
+    rows of a 3-D array normalises each 2-D slice; over no axis at all, every value is 1)."""
+    args = p.call.args
+    x = np.asarray(args[0], dtype=np.float64)
+    axis = int(args[1]) if len(args) > 1 else -1
+    subsets = [
+        axes
+        for r in range(x.ndim + 1)
+        for axes in itertools.combinations(range(x.ndim), r)
+        if axes != (axis % x.ndim,)
+    ]
+    others = [_softmax_over(x, axes) for axes in subsets]
+    # The max taken along the axis but the sum over others (e / np.sum(e)).
+    shifted = np.exp(x - x.max(axis=axis, keepdims=True))
+    others += [shifted / shifted.sum(axis=axes, keepdims=True) for axes in subsets if axes]
+    # A sum without keepdims, where it runs at all (one that raises matches no output).
+    missing_keepdims = _trusted(softmax_missing_keepdims, x, axis)
+    if missing_keepdims is not None:
+        others.append(missing_keepdims)
+    return others
+
+
+def _softmax_over(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    if not axes:
+        return np.ones_like(x)
+    e = np.exp(x - x.max(axis=axes, keepdims=True))
+    return e / e.sum(axis=axes, keepdims=True)
+
+
+# --- trials: the visible examples and a custom input ------------------------------------------
+
+ARGUMENTS: tuple[ArgSpec, ...] = (
+    ArgSpec("x", ROLE_ARRAY, "any shape", 1, 4),
+    ArgSpec("axis", ROLE_INT, "optional: default -1", -MAX_NDIM, MAX_NDIM - 1, optional=True),
+)
+
+
+def _arg(name: str) -> ArgSpec:
+    return next(a for a in ARGUMENTS if a.name == name)
+
+
+# The worked example's scores after the division by sqrt(d_k) = 2 (the question page's step 2).
+_WORKED_SCORES = (WORKED_Q @ WORKED_K.T) / 2.0
+
+
+def visible_examples() -> list[TrialCase]:
+    return [
+        TrialCase(
+            "worked-example",
+            "The worked example's scaled scores",
+            "The scores of the worked example after the division by sqrt(4) = 2; each row's "
+            "softmax is the question page's step 3 (first row [0.506, 0.186, 0.307]).",
+            ("x",),
+            (_WORKED_SCORES.copy(),),
+        ),
+        TrialCase(
+            "axis",
+            "Along axis 0",
+            "The same scores with axis = 0: each column sums to 1.",
+            ("x", "axis"),
+            (_WORKED_SCORES.copy(), 0),
+        ),
+        TrialCase(
+            "batched",
+            "Large scores, batched",
+            "Two rows of scores near 1000: a naive exp overflows to inf and gives NaN.",
+            ("x",),
+            (np.array([[[1000.0, 1001.0, 1002.0]], [[-1000.0, 0.0, 1000.0]]]),),
+        ),
+    ]
+
+
+def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
+    x = _array_arg(_arg("x"), spec["x"], rng)
+    named: list[tuple[str, Arg]] = [("x", x)]
+    if spec.get("axis") is not None:
+        low, high = -x.ndim, x.ndim - 1
+        if isinstance(spec["axis"], bool) or not isinstance(spec["axis"], int):
+            raise TrialInputError(MSG_AXIS.format(low=low, high=high, ndim=x.ndim))
+        if not low <= spec["axis"] <= high:
+            raise TrialInputError(MSG_AXIS.format(low=low, high=high, ndim=x.ndim))
+        named.append(("axis", int(spec["axis"])))
+    return _custom_case(named)
+
+
+KIND = Kind(
+    name=NAME,
+    reference=reference.softmax,
+    reference_source=REFERENCE_SOURCE,
+    wrong_implementations=WRONG_IMPLEMENTATIONS,
+    diagnostic_probes=diagnostic_probes,
+    arguments=ARGUMENTS,
+    visible_examples=visible_examples,
+    trial_case=trial_case,
+    batch_copies=False,
+    other_axes=other_axes,
+)
