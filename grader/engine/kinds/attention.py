@@ -7,17 +7,20 @@ and ``math``) so that ``WrongImplementation.source`` is a complete student-style
 the golden suite and the admin's Validate; the diagnosis calls them in-process.
 """
 
+# ruff: noqa: RUF001, RUF003 - the pictures' text uses ×, −, – and … on purpose
+
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from grader.engine import reference
+from grader.engine import plots, reference
 from grader.engine.checks.inputs import WORKED_K, WORKED_Q, WORKED_V, attention_call, key_mask, unit
-from grader.engine.executors.base import Arg, Call
+from grader.engine.executors.base import Arg, Call, CallResult
 from grader.engine.kinds.base import (
     BATCH,
     LARGE,
@@ -553,6 +556,105 @@ def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
     return _custom_case(named)
 
 
+# --- pictures: the student's weights beside the reference's ------------------------------------
+
+EXAMPLE_QUERIES = 6
+EXAMPLE_KEYS = 6
+EXAMPLE_DK = 16
+SWEEP_DK: tuple[int, ...] = (4, 8, 16, 32, 64, 128, 256, 512)
+# 32 queries average the top weight well enough for a picture, and keep the sweep's inputs
+# (d_k up to 512) to a quarter of what crosses the sandbox with 128: the pictures ride in
+# every grade's run, so their size is paid by every submission.
+SWEEP_QUERIES = 32
+SWEEP_KEYS = 16
+
+PICTURES = frozenset(plots.PICTURES) - {"scale-by-model-width", "unstable-softmax"}
+
+
+# The pictures' inputs are fixed, so each worker draws them (and computes their reference
+# weights) once: drawing the sweep alone costs more than grading a correct submission.
+@functools.cache
+def plot_example() -> tuple[np.ndarray, np.ndarray]:
+    """Q and K of the example heatmap (the softmax pictures' scores come from them too)."""
+    rng = plots.plot_rng(1)
+    Q = rng.standard_normal((EXAMPLE_QUERIES, EXAMPLE_DK))
+    K = rng.standard_normal((EXAMPLE_KEYS, EXAMPLE_DK))
+    plots.frozen(Q, K)
+    return Q, K
+
+
+@functools.cache
+def _sweep_draw() -> tuple[np.ndarray, np.ndarray]:
+    rng = plots.plot_rng(2)
+    Q = rng.standard_normal((SWEEP_QUERIES, SWEEP_DK[-1]))
+    K = rng.standard_normal((SWEEP_KEYS, SWEEP_DK[-1]))
+    plots.frozen(Q, K)
+    return Q, K
+
+
+@functools.cache
+def _sweep(d_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first d_k columns of one draw: nested inputs make the curve smooth in d_k. Copied
+    once into arrays of their own: a column slice would be copied again at every grade to
+    cross into the sandbox."""
+    Q, K = _sweep_draw()
+    Qd, Kd = np.ascontiguousarray(Q[:, :d_k]), np.ascontiguousarray(K[:, :d_k])
+    plots.frozen(Qd, Kd)
+    return Qd, Kd
+
+
+@functools.cache
+def _sweep_reference(d_k: int) -> np.ndarray:
+    ref = reference.attention_weights(*_sweep(d_k))
+    plots.frozen(ref)
+    return ref
+
+
+@functools.cache
+def _example_reference() -> np.ndarray:
+    ref = reference.attention_weights(*plot_example())
+    plots.frozen(ref)
+    return ref
+
+
+def plot_calls() -> tuple[Call, ...]:
+    """V = identity, so the output is the weights: the example, then the d_k sweep."""
+    Q, K = plot_example()
+    calls = [Call(args=(Q, K, np.eye(EXAMPLE_KEYS)))]
+    for d_k in SWEEP_DK:
+        Qs, Ks = _sweep(d_k)
+        calls.append(Call(args=(Qs, Ks, np.eye(SWEEP_KEYS))))
+    return tuple(calls)
+
+
+def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
+    student, error = plots.student_array(results, 0, (EXAMPLE_QUERIES, EXAMPLE_KEYS))
+    example = plots.example_dict(
+        student,
+        _example_reference(),
+        error,
+        title=f"Attention weights: {EXAMPLE_QUERIES} queries × {EXAMPLE_KEYS} keys, d_k = "
+        f"{EXAMPLE_DK}",
+        note="Random unit-variance Q and K made for this picture (not a hidden input), called "
+        "with V = identity so the output is the weights.",
+        rows=plots.labels("q", EXAMPLE_QUERIES),
+        cols=plots.labels("k", EXAMPLE_KEYS),
+        d_k=EXAMPLE_DK,
+    )
+    saturation = plots.saturation_sweep(
+        results,
+        label="d_k",
+        sizes=SWEEP_DK,
+        reference_of=_sweep_reference,
+        shape_of=lambda _: (SWEEP_QUERIES, SWEEP_KEYS),
+        weights_of=lambda out, _: out,
+        queries=SWEEP_QUERIES,
+        keys=SWEEP_KEYS,
+        col_prefix="k",
+    )
+    return {"example": example, "saturation": saturation}
+
+
 KIND = Kind(
     name=NAME,
     reference=reference.attention,
@@ -562,6 +664,9 @@ KIND = Kind(
     arguments=ARGUMENTS,
     visible_examples=visible_examples,
     trial_case=trial_case,
+    plot_calls=plot_calls,
+    plots=plots_of,
+    pictures=PICTURES,
     batch_copies=True,
     variant=attention_variant,
     weight_triples=weight_triples,

@@ -2,9 +2,9 @@
 
 No Django imports. A kind is one function students write (attention, multi-head attention,
 softmax). Its module owns everything that differs from one kind to another: the reference,
-the known wrong implementations, the diagnostic inputs, the visible examples and the
-custom-input parser. The generic machinery (``diagnosis``, ``trials``, ``validation``) asks the
-registry for a ``Kind`` and never branches on a kind's name.
+the known wrong implementations, the diagnostic inputs, the visible examples, the custom-input
+parser and the pictures' inputs. The generic machinery (``diagnosis``, ``trials``, ``plots``,
+``validation``) asks the registry for a ``Kind`` and never branches on a kind's name.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from grader.engine.executors.base import Call
+from grader.engine.executors.base import Call, CallResult
 
 if TYPE_CHECKING:
     from grader.engine.trials import ArgSpec, TrialCase
@@ -131,6 +131,11 @@ class Kind:
     arguments: tuple[ArgSpec, ...]
     visible_examples: Callable[[], list[TrialCase]]
     trial_case: Callable[[Mapping[str, Any], np.random.Generator], TrialCase]
+    # Pictures (``plots``): the calls to run the student's function on, the pictures' data from
+    # its results, and the misconception codes a picture of this kind can show.
+    plot_calls: Callable[[], tuple[Call, ...]]
+    plots: Callable[[Sequence[CallResult]], dict[str, Any]]
+    pictures: frozenset[str]
     # The wrong implementation with every single mistake as a keyword option, so the diagnosis
     # can try two at once; None: no pairs are searched.
     variant: Callable[..., np.ndarray] | None = None

@@ -3,15 +3,18 @@
 No Django imports. What is particular to this kind (see ``kinds.attention`` for the layout).
 """
 
+# ruff: noqa: RUF002, RUF003 - the pictures' text uses ×, −, – and … on purpose
+
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from grader.engine import reference
+from grader.engine import plots, reference
 from grader.engine.checks.inputs import (
     WORKED_K,
     WORKED_Q,
@@ -20,7 +23,7 @@ from grader.engine.checks.inputs import (
     mha_weights,
     unit,
 )
-from grader.engine.executors.base import Arg, Call
+from grader.engine.executors.base import Arg, Call, CallResult
 from grader.engine.kinds.base import (
     BATCH,
     LARGE,
@@ -286,6 +289,108 @@ def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
     return _custom_case(named)
 
 
+# --- pictures: each head's weights beside the reference's --------------------------------------
+
+# 8 heads as in the grader's d_model = 512 check; the sweep stops at d_head = 64 (d_model = 512)
+# to keep the weight matrices that cross the sandbox small.
+MH_HEADS = 8
+MH_EXAMPLE_TOKENS = 6
+MH_EXAMPLE_DHEAD = 8
+MH_SWEEP_DHEAD: tuple[int, ...] = (8, 16, 32, 64)
+MH_SWEEP_TOKENS = 8
+
+PICTURES = frozenset(plots.PICTURES) - {"unstable-softmax"}
+
+
+@functools.cache
+def _plot_inputs(
+    stream: int, n_tokens: int, d_head: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """X, W_q, W_k, W_v, W_o such that the output's head-h block holds head h's weights.
+
+    X's rows are the first ``n_tokens`` unit vectors, so X·W = the first rows of W: Q and K
+    get unit-variance entries from W_q, W_k ~ N(0, 1). W_v makes every head's values the
+    identity (padded with zero columns) and W_o = I, so columns h·d_head … h·d_head + n − 1
+    of the output are head h's attention weights.
+    """
+    d_model = MH_HEADS * d_head
+    rng = plots.plot_rng(stream)
+    X = np.eye(n_tokens, d_model)
+    W_q = rng.standard_normal((d_model, d_model))
+    W_k = rng.standard_normal((d_model, d_model))
+    W_v = np.zeros((d_model, d_model))
+    for h in range(MH_HEADS):
+        W_v[np.arange(n_tokens), h * d_head + np.arange(n_tokens)] = 1.0
+    W_o = np.eye(d_model)
+    plots.frozen(X, W_q, W_k, W_v, W_o)
+    return X, W_q, W_k, W_v, W_o
+
+
+def _reference_weights(X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, d_head: int) -> np.ndarray:
+    """(heads, n, n): each head's softmax(Q_h K_hᵀ / √d_head)."""
+    Q, K = X @ W_q, X @ W_k
+    return np.stack(
+        [
+            reference.attention_weights(
+                Q[:, h * d_head : (h + 1) * d_head], K[:, h * d_head : (h + 1) * d_head]
+            )
+            for h in range(MH_HEADS)
+        ]
+    )
+
+
+def _student_weights(output: np.ndarray, n_tokens: int, d_head: int) -> np.ndarray:
+    """(heads, n, n) read back from the (n, d_model) output of the padded-identity call."""
+    return np.stack([output[:, h * d_head : h * d_head + n_tokens] for h in range(MH_HEADS)])
+
+
+def _sweep_reference(d_head: int) -> np.ndarray:
+    X, W_q, W_k, _, _ = _plot_inputs(100 + d_head, MH_SWEEP_TOKENS, d_head)
+    return _reference_weights(X, W_q, W_k, d_head)
+
+
+def plot_calls() -> tuple[Call, ...]:
+    """The example (stream 1), then the d_head sweep (stream 100 + d_head)."""
+    calls = [Call(args=(*_plot_inputs(1, MH_EXAMPLE_TOKENS, MH_EXAMPLE_DHEAD), MH_HEADS))]
+    for d_head in MH_SWEEP_DHEAD:
+        inputs = _plot_inputs(100 + d_head, MH_SWEEP_TOKENS, d_head)
+        calls.append(Call(args=(*inputs, MH_HEADS)))
+    return tuple(calls)
+
+
+def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
+    n, d_head = MH_EXAMPLE_TOKENS, MH_EXAMPLE_DHEAD
+    X, W_q, W_k, _, _ = _plot_inputs(1, n, d_head)
+    ref = _reference_weights(X, W_q, W_k, d_head)
+    out, error = plots.student_array(results, 0, (n, MH_HEADS * d_head))
+    student = _student_weights(out, n, d_head)[0] if out is not None else None
+    example = plots.example_dict(
+        student,
+        ref[0],
+        error,
+        title=f"Head 1 of {MH_HEADS}: attention weights of {n} tokens, d_head = {d_head} "
+        f"(d_model = {MH_HEADS * d_head})",
+        note="Inputs made for this picture (not a hidden input): one-hot tokens and random "
+        "W_q, W_k; W_v and W_o chosen so the output holds each head's weights.",
+        rows=plots.labels("t", n),
+        cols=plots.labels("t", n),
+        d_k=d_head,
+    )
+    m = MH_SWEEP_TOKENS
+    saturation = plots.saturation_sweep(
+        results,
+        label="d_head",
+        sizes=MH_SWEEP_DHEAD,
+        reference_of=_sweep_reference,
+        shape_of=lambda dh: (m, MH_HEADS * dh),
+        weights_of=lambda out, dh: _student_weights(out, m, dh),
+        queries=m * MH_HEADS,
+        keys=m,
+        col_prefix="t",
+    )
+    return {"example": example, "saturation": saturation}
+
+
 KIND = Kind(
     name=NAME,
     reference=reference.multi_head_attention,
@@ -295,6 +400,9 @@ KIND = Kind(
     arguments=ARGUMENTS,
     visible_examples=visible_examples,
     trial_case=trial_case,
+    plot_calls=plot_calls,
+    plots=plots_of,
+    pictures=PICTURES,
     batch_copies=True,
     variant=mha_variant,
     weight_triples=weight_triples,

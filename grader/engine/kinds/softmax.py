@@ -3,18 +3,21 @@
 What is particular to this kind (see ``kinds.attention`` for the layout).
 """
 
+# ruff: noqa: RUF001, RUF003 - the pictures' text uses ×, −, – and … on purpose
+
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from grader.engine import reference
+from grader.engine import plots, reference
 from grader.engine.checks.inputs import WORKED_K, WORKED_Q, softmax_call, unit
-from grader.engine.executors.base import Arg
+from grader.engine.executors.base import Arg, Call, CallResult
+from grader.engine.kinds import attention
 from grader.engine.kinds.base import (
     BATCH,
     LARGE,
@@ -253,6 +256,53 @@ def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
     return _custom_case(named)
 
 
+# --- pictures: the softmax of a score matrix, and of the same scores × SOFTMAX_BIG -------------
+
+SOFTMAX_BIG = 1000.0  # the stability picture multiplies the example's scores by this
+
+PICTURES = frozenset({"softmax-wrong-axis", "unnormalized-weights", "unstable-softmax"})
+
+
+def _plot_example() -> np.ndarray:
+    Q, K = attention.plot_example()
+    return Q @ K.T / np.sqrt(attention.EXAMPLE_DK)
+
+
+def plot_calls() -> tuple[Call, ...]:
+    x = _plot_example()
+    return (Call(args=(x,)), Call(args=(x * SOFTMAX_BIG,)))
+
+
+def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
+    x = _plot_example()
+    shape = x.shape
+    rows, cols = plots.labels("row ", shape[0]), plots.labels("", shape[1])
+    student, error = plots.student_array(results, 0, shape)
+    example = plots.example_dict(
+        student,
+        reference.softmax(x),
+        error,
+        title=f"softmax(x) of a {shape[0]} × {shape[1]} score matrix",
+        note="Scores made for this picture (not a hidden input); each row should sum to 1.",
+        rows=rows,
+        cols=cols,
+        d_k=None,
+    )
+    big_student, big_error = plots.student_array(results, 1, shape)
+    stability = plots.example_dict(
+        big_student,
+        reference.softmax(x * SOFTMAX_BIG),
+        big_error,
+        title=f"The same scores × {SOFTMAX_BIG:g}",
+        note="Large scores: exp overflows unless the row maximum is subtracted first. "
+        "– marks NaN or infinity.",
+        rows=rows,
+        cols=cols,
+        d_k=None,
+    )
+    return {"example": example, "saturation": None, "stability": stability}
+
+
 KIND = Kind(
     name=NAME,
     reference=reference.softmax,
@@ -262,6 +312,9 @@ KIND = Kind(
     arguments=ARGUMENTS,
     visible_examples=visible_examples,
     trial_case=trial_case,
+    plot_calls=plot_calls,
+    plots=plots_of,
+    pictures=PICTURES,
     batch_copies=False,
     other_axes=other_axes,
 )
