@@ -20,7 +20,7 @@ from playwright.sync_api import Page, Request, expect
 
 from grader.engine import reference
 from grader.engine.executors.trusted import CallableExecutor
-from grader.engine.kinds.attention import attention_missing_scale
+from grader.engine.kinds.attention_mistakes import attention_missing_scale
 from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS, misconception_describe
 from grader.models import Exercise, ExerciseValidation, Submission, TrialRun
 from grader.selectors.exercises import exercise_list_published

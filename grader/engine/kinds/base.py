@@ -127,6 +127,13 @@ class Kind:
     # batch codes compare the copies. False: the plain inputs have several numbers of
     # dimensions, and only an exception's text can name a batch code.
     batch_copies: bool
+    # The entry point's parameters in order (the no-mutation check names a changed argument).
+    parameters: tuple[str, ...]
+    # The common checks' inputs (``checks.common``), each with what the check's message calls
+    # it: large scores of about ``size`` in ``dtype`` (stability), and inputs to be returned
+    # unchanged (no-mutation).
+    stability_call: Callable[[np.random.Generator, float, type], tuple[Call, str]]
+    no_mutation_call: Callable[[np.random.Generator], tuple[Call, str]]
     # Trials: the entry point's arguments, the public examples, and a custom input's parser.
     arguments: tuple[ArgSpec, ...]
     visible_examples: Callable[[], list[TrialCase]]
@@ -145,3 +152,7 @@ class Kind:
     # The softmax of a plain probe's input along every other axis: lets the diagnosis name
     # softmax-wrong-axis for any axis. None: the kind has no axis argument.
     other_axes: Callable[[DiagnosticProbe], list[Any]] | None = None
+    # Inputs whose outputs must be non-negative and sum to 1 along an axis (weights-normalized),
+    # and the message when they do not. None: the check does not judge this kind.
+    normalized_calls: Callable[[np.random.Generator], list[tuple[Call, str, int]]] | None = None
+    not_normalized: str = ""

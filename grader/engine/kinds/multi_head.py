@@ -211,6 +211,31 @@ def weight_triples(call: Call, out: np.ndarray) -> WeightTriples:
     return triples
 
 
+# --- the common checks' inputs (checks.common) -------------------------------------------------
+
+PARAMETERS = ("X", "W_q", "W_k", "W_v", "W_o", "n_heads", "mask")
+
+
+def stability_call(rng: np.random.Generator, size: float, dtype: type) -> tuple[Call, str]:
+    d_model, n_heads = 32, 4
+    x = (unit(rng, (5, d_model)) * np.sqrt(size)).astype(dtype)
+    # X·W keeps the std of X, so per-head scaled scores have std about `size`.
+    weights = tuple(w.astype(dtype) for w in mha_weights(rng, d_model))
+    return mha_call(x, weights, n_heads), f"inputs with per-head scores of magnitude about {size:g}"
+
+
+def no_mutation_call(rng: np.random.Generator) -> tuple[Call, str]:
+    d_model, n_heads, n = 16, 4, 5
+    call = mha_call(
+        unit(rng, (n, d_model)),
+        mha_weights(rng, d_model),
+        n_heads,
+        np.tril(np.ones((n, n), dtype=bool)),
+        return_inputs=True,
+    )
+    return call, f"random X (d_model = {d_model}, {n_heads} heads) with a mask"
+
+
 # --- trials: the visible examples and a custom input ------------------------------------------
 
 ARGUMENTS: tuple[ArgSpec, ...] = (
@@ -403,6 +428,9 @@ KIND = Kind(
     plot_calls=plot_calls,
     plots=plots_of,
     pictures=PICTURES,
+    parameters=PARAMETERS,
+    stability_call=stability_call,
+    no_mutation_call=no_mutation_call,
     batch_copies=True,
     variant=mha_variant,
     weight_triples=weight_triples,

@@ -1,8 +1,8 @@
 """The known wrong implementations of multi-head attention, as students write them.
 
 Trusted code: OUR functions, each self-contained (``np`` and ``math`` only) so that
-``WrongImplementation.source`` is a student-style module. Only their bodies live here, apart
-from ``kinds.multi_head`` for its length; the catalogue that names them is there.
+``WrongImplementation.source`` is a student-style module. Only their bodies live here; the
+catalogue that names them, with its codes and tags, is ``kinds.multi_head``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from grader.engine.kinds.attention import masked_scores, variant_weights
+from grader.engine.kinds.attention_mistakes import masked_scores, variant_weights
 
 # --- one mistake each ---------------------------------------------------------------
 

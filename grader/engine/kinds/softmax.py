@@ -8,13 +8,13 @@ What is particular to this kind (see ``kinds.attention`` for the layout).
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from grader.engine import plots, reference
+from grader.engine.checks import messages
 from grader.engine.checks.inputs import WORKED_K, WORKED_Q, softmax_call, unit
 from grader.engine.executors.base import Arg, Call, CallResult
 from grader.engine.kinds import attention
@@ -26,6 +26,20 @@ from grader.engine.kinds.base import (
     Kind,
     WrongImplementation,
     probe,
+)
+from grader.engine.kinds.softmax_mistakes import (
+    softmax_fixed_axis_1,
+    softmax_flattened,
+    softmax_global_max,
+    softmax_ignores_axis,
+    softmax_math_exp,
+    softmax_missing_keepdims,
+    softmax_naive,
+    softmax_rounded,
+    softmax_shifts_in_place,
+    softmax_two_dims_only,
+    softmax_unnormalized,
+    softmax_whole_array,
 )
 from grader.engine.trials import (
     MAX_NDIM,
@@ -50,72 +64,6 @@ def softmax(x, axis=-1):
     e = np.exp(shifted)
     return e / np.sum(e, axis=axis, keepdims=True)
 '''
-
-# --- known wrong implementations ---------------------------------------------------------------
-
-
-def softmax_naive(x, axis=-1):
-    e = np.exp(x)  # overflows to inf above ~709 (float64) or ~88 (float32)
-    return e / np.sum(e, axis=axis, keepdims=True)
-
-
-def softmax_ignores_axis(x, axis=-1):
-    e = np.exp(x - np.max(x, axis=-1, keepdims=True))  # always the last axis
-    return e / np.sum(e, axis=-1, keepdims=True)
-
-
-def softmax_whole_array(x, axis=-1):
-    e = np.exp(x - np.max(x))
-    return e / np.sum(e)  # normalises over every element, not along the axis
-
-
-def softmax_missing_keepdims(x, axis=-1):
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis)  # the sum broadcasts along the wrong axis
-
-
-def softmax_unnormalized(x, axis=-1):
-    return np.exp(x - np.max(x, axis=axis, keepdims=True))  # never divided by the sum
-
-
-def softmax_shifts_in_place(x, axis=-1):
-    x -= np.max(x, axis=axis, keepdims=True)  # stable, but it changes the caller's array
-    e = np.exp(x)
-    return e / np.sum(e, axis=axis, keepdims=True)
-
-
-def softmax_flattened(x, axis=-1):
-    values = [math.exp(v - float(np.max(x))) for v in np.ravel(x)]
-    total = sum(values)
-    return np.array([v / total for v in values])  # loses the shape (and the axis)
-
-
-def softmax_fixed_axis_1(x, axis=-1):
-    e = np.exp(x - np.max(x, axis=1, keepdims=True))  # the rows of a matrix, whatever axis says
-    return e / np.sum(e, axis=1, keepdims=True)
-
-
-def softmax_global_max(x, axis=-1):
-    e = np.exp(x - np.max(x))  # one max for the whole array: far-below slices underflow to 0/0
-    return e / np.sum(e, axis=axis, keepdims=True)
-
-
-def softmax_math_exp(x, axis=-1):
-    x = np.asarray(x, dtype=float)
-    e = np.array([math.exp(v) for v in x.ravel()]).reshape(x.shape)  # OverflowError above ~709
-    return e / np.sum(e, axis=axis, keepdims=True)
-
-
-def softmax_rounded(x, axis=-1):
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return np.round(e / np.sum(e, axis=axis, keepdims=True), 4)
-
-
-def softmax_two_dims_only(x, axis=-1):
-    rows, cols = x.shape  # a matrix only
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return (e / np.sum(e, axis=axis, keepdims=True)).reshape(rows, cols)
-
 
 _LARGE = frozenset({LARGE})
 _BATCH = frozenset({BATCH})
@@ -198,6 +146,35 @@ def _softmax_over(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         return np.ones_like(x)
     e = np.exp(x - x.max(axis=axes, keepdims=True))
     return e / e.sum(axis=axes, keepdims=True)
+
+
+# --- the common checks' inputs (checks.common) -------------------------------------------------
+
+PARAMETERS = ("x", "axis")
+
+
+def stability_call(rng: np.random.Generator, size: float, dtype: type) -> tuple[Call, str]:
+    # Rows alternate between +size and -size offsets (the sign is part of what is tested:
+    # exp overflows on one, underflows to 0/0 on the other).
+    signs = np.where(np.arange(4) % 2 == 0, 1.0, -1.0)
+    x = signs[:, None] * size + unit(rng, (4, 9)) * 2.0
+    return softmax_call(x.astype(dtype)), f"inputs of magnitude about {size:g}"
+
+
+def normalized_calls(rng: np.random.Generator) -> list[tuple[Call, str, int]]:
+    return [
+        (softmax_call(unit(rng, (6, 10)) * 3.0), "random x of shape (6, 10)", -1),
+        (
+            softmax_call(unit(rng, (4, 5, 6)) * 3.0, 1),
+            "random x of shape (4, 5, 6) with axis=1",
+            1,
+        ),
+    ]
+
+
+def no_mutation_call(rng: np.random.Generator) -> tuple[Call, str]:
+    call = softmax_call(unit(rng, (5, 7)) * 3.0, return_inputs=True)
+    return call, "random x of shape (5, 7)"
 
 
 # --- trials: the visible examples and a custom input ------------------------------------------
@@ -315,6 +292,11 @@ KIND = Kind(
     plot_calls=plot_calls,
     plots=plots_of,
     pictures=PICTURES,
+    parameters=PARAMETERS,
+    stability_call=stability_call,
+    no_mutation_call=no_mutation_call,
+    normalized_calls=normalized_calls,
+    not_normalized=messages.SOFTMAX_NOT_NORMALIZED,
     batch_copies=False,
     other_axes=other_axes,
 )
