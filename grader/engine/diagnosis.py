@@ -1,19 +1,22 @@
 """Name the student's misconception by comparing outputs with known wrong implementations.
 
-No Django imports. The student's outputs on diagnostic inputs come from the executor (the
-sandbox); the known wrong implementations are OUR trusted functions, run here. A code is named
-when the student's outputs match a wrong implementation on every diagnostic input where that
-implementation differs from the reference. Other codes are rule-based: ``mutates-input`` (an
-input came back changed), ``wrong-shape`` (an output's shape differs from the reference's),
-``hardcoded-scale`` (one constant scale at several head sizes), ``rounded-output`` (every value
-a multiple of 10^-d), ``unstable-softmax`` when large scores raise ``OverflowError``,
-``softmax-wrong-axis`` when the outputs are the softmax along another axis, and the batch codes.
+No Django imports. The algorithm is the same for every exercise kind: the kind (from the
+registry, ``grader.engine.kinds``) supplies its diagnostic inputs, reference, wrong
+implementations and optional hooks. The student's outputs on diagnostic inputs come from the
+executor (the sandbox); the known wrong implementations are OUR trusted functions, run here. A
+code is named when the student's outputs match a wrong implementation on every diagnostic input
+where that implementation differs from the reference. Other codes are rule-based:
+``mutates-input`` (an input came back changed), ``wrong-shape`` (an output's shape differs from
+the reference's), ``hardcoded-scale`` (one constant scale at several head sizes),
+``rounded-output`` (every value a multiple of 10^-d), ``unstable-softmax`` when large scores
+raise ``OverflowError``, ``softmax-wrong-axis`` when the outputs are the softmax along another
+axis, and the batch codes.
 
-Batch axes. Every diagnostic input of attention and multi-head attention is also sent with one
-and with two leading batch axes (element 0 of the batch is the 2-D input, so its output is
-comparable). Code that only works for one number of dimensions is diagnosed on the form that
-runs (so a 3-D-only function still shows its other mistakes), and the batch code names the
-cause where the exception or the outputs show it.
+Batch axes. Every diagnostic input of a kind with ``batch_copies`` (attention, multi-head
+attention) is also sent with one and with two leading batch axes (element 0 of the batch is the
+2-D input, so its output is comparable). Code that only works for one number of dimensions is
+diagnosed on the form that runs (so a 3-D-only function still shows its other mistakes), and
+the batch code names the cause where the exception or the outputs show it.
 
 A correct implementation matches the reference everywhere and treats every batch element alike,
 so it matches no wrong implementation on an input where that one differs from the reference:

@@ -1,9 +1,10 @@
 """Run before Submit: the student's function on the visible examples and on a small input of
 their own, shown beside the trusted reference. No Django imports.
 
-A trial never sees a hidden input or a check: its cases are the public examples below (the
-3-token worked example of the question page, a masked case and a batched case) and what the
-student typed, bounded tightly (``MAX_DIM``, ``MAX_ELEMENTS``). The executor (the sandbox)
+A trial never sees a hidden input or a check: its cases are the public examples of the kind's
+module (``grader.engine.kinds``: the 3-token worked example of the question page, a masked case
+and a batched case) and what the student typed, bounded tightly (``MAX_DIM``, ``MAX_ELEMENTS``).
+Each kind parses its own custom input with the helpers below. The executor (the sandbox)
 computes the student's outputs; the reference and the comparison run here, outside it.
 
 A custom input is a JSON object, one entry per argument of the entry point:
