@@ -17,9 +17,9 @@ import statistics
 import time
 
 from grader.engine import reference
-from grader.engine import wrong_implementations as wrong
 from grader.engine.executors.trusted import CallableExecutor
 from grader.engine.grading import grade
+from grader.engine.kinds import attention_mistakes as wrong
 from tests.grader.helpers import builtin_spec
 
 WRONG = ("attention_missing_scale", "attention_scale_by_d", "attention_mask_inverted")

@@ -1,19 +1,22 @@
 """Name the student's misconception by comparing outputs with known wrong implementations.
 
-No Django imports. The student's outputs on diagnostic inputs come from the executor (the
-sandbox); the known wrong implementations are OUR trusted functions, run here. A code is named
-when the student's outputs match a wrong implementation on every diagnostic input where that
-implementation differs from the reference. Other codes are rule-based: ``mutates-input`` (an
-input came back changed), ``wrong-shape`` (an output's shape differs from the reference's),
-``hardcoded-scale`` (one constant scale at several head sizes), ``rounded-output`` (every value
-a multiple of 10^-d), ``unstable-softmax`` when large scores raise ``OverflowError``,
-``softmax-wrong-axis`` when the outputs are the softmax along another axis, and the batch codes.
+No Django imports. The algorithm is the same for every exercise kind: the kind (from the
+registry, ``grader.engine.kinds``) supplies its diagnostic inputs, reference, wrong
+implementations and optional hooks. The student's outputs on diagnostic inputs come from the
+executor (the sandbox); the known wrong implementations are OUR trusted functions, run here. A
+code is named when the student's outputs match a wrong implementation on every diagnostic input
+where that implementation differs from the reference. Other codes are rule-based:
+``mutates-input`` (an input came back changed), ``wrong-shape`` (an output's shape differs from
+the reference's), ``hardcoded-scale`` (one constant scale at several head sizes),
+``rounded-output`` (every value a multiple of 10^-d), ``unstable-softmax`` when large scores
+raise ``OverflowError``, ``softmax-wrong-axis`` when the outputs are the softmax along another
+axis, and the batch codes.
 
-Batch axes. Every diagnostic input of attention and multi-head attention is also sent with one
-and with two leading batch axes (element 0 of the batch is the 2-D input, so its output is
-comparable). Code that only works for one number of dimensions is diagnosed on the form that
-runs (so a 3-D-only function still shows its other mistakes), and the batch code names the
-cause where the exception or the outputs show it.
+Batch axes. Every diagnostic input of a kind with ``batch_copies`` (attention, multi-head
+attention) is also sent with one and with two leading batch axes (element 0 of the batch is the
+2-D input, so its output is comparable). Code that only works for one number of dimensions is
+diagnosed on the form that runs (so a 3-D-only function still shows its other mistakes), and
+the batch code names the cause where the exception or the outputs show it.
 
 A correct implementation matches the reference everywhere and treats every batch element alike,
 so it matches no wrong implementation on an input where that one differs from the reference:
@@ -28,34 +31,25 @@ import math
 import re
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from grader.engine import reference
-from grader.engine import wrong_implementations as wrong
-from grader.engine.checks.inputs import (
-    attention_call,
-    causal_mask,
-    key_mask,
-    mha_call,
-    mha_weights,
-    softmax_call,
-    unit,
-)
 from grader.engine.executors.base import Call, CallResult
-from grader.engine.misconceptions import (
+from grader.engine.kinds import Kind, kind_get
+from grader.engine.kinds.base import (
     BATCH,
-    CODES,
+    BATCH_SIZE,
     LARGE,
     MASK,
     PLAIN,
-    wrong_implementations_for,
+    WEIGHTS,
+    DiagnosticProbe,
+    WrongImplementation,
 )
+from grader.engine.misconceptions import CODES
 
-# Tag of the attention probes called with V = identity (their outputs are the weights).
-WEIGHTS = "weights"
 # A measured scale is "the same" on every probe within this relative spread...
 SCALE_SPREAD = 1e-3
 # ... and the weights must be softmax(scores / c) to within this (log-weight) residual.
@@ -68,10 +62,6 @@ MATCH_ATOL = 1e-4
 DIFFER_RTOL = 1e-2
 DIFFER_ATOL = 1e-3
 
-# The size of each leading batch axis added to the 2-D diagnostic inputs. Element 0 of every
-# batch is the 2-D input itself; the other element has its rows reversed (a different input).
-BATCH_SIZE = 2
-BATCH_FORMS = (1, 2)  # one leading batch axis (3-D inputs), then two (4-D)
 # Rounded outputs: every value a multiple of 10^-d, for d up to this many decimals.
 MAX_ROUNDED_DECIMALS = 6
 ROUNDED_MIN_VALUES = 20  # fewer values could be multiples of 10^-d by chance
@@ -112,23 +102,6 @@ class _Raised:
 RAISED = _Raised()
 
 
-@dataclass(frozen=True)
-class DiagnosticProbe:
-    call: Call
-    tags: frozenset[str]
-    # Leading batch axes added to a 2-D diagnostic input (0: the input as generated).
-    form: int = 0
-    # Index (in the probe list) of the 2-D input this one is a batched copy of.
-    base: int | None = None
-    # What our trusted functions return on this input, computed once: the fixed probes of a
-    # worker (see fixed_probes) keep it from one grade to the next. ``replace`` shares it.
-    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
-
-
-def _probe(call: Call, *tags: str) -> DiagnosticProbe:
-    return DiagnosticProbe(call, frozenset(tags))
-
-
 # The diagnostic inputs are the same for every submission. They never score (a passing
 # submission is never diagnosed, and a diagnosis changes no score), so nothing is gained by
 # guessing them; being fixed, what the reference and every known wrong implementation return
@@ -149,123 +122,8 @@ def fixed_probes(kind: str) -> tuple[DiagnosticProbe, ...]:
 
 
 def diagnostic_probes(kind: str, rng: np.random.Generator) -> list[DiagnosticProbe]:
-    """Inputs that tell the known misconceptions apart. Plain inputs send their arrays back
-    (``return_inputs``) so an in-place change is seen. Attention and multi-head inputs come
-    again with leading batch axes (see ``_batched``)."""
-    if kind == reference.KIND_ATTENTION:
-        probes = [
-            # Several d_k, with d_v, n and m all different from d_k, so a constant, √d_v or √m
-            # is right on at most one of them.
-            _probe(
-                attention_call(
-                    unit(rng, (n, d_k)),
-                    unit(rng, (m, d_k)),
-                    unit(rng, (m, d_v)),
-                    return_inputs=True,
-                ),
-                PLAIN,
-            )
-            for n, m, d_k, d_v in ((5, 7, 16, 3), (4, 6, 64, 5), (6, 3, 4, 9))
-        ]
-        mask = key_mask(rng, (5, 7), p_keep=0.5)
-        mask[:, 0] = True
-        mask[:, -1] = False  # every row has an allowed and a blocked key (for mask-inverted)
-        probes.append(
-            _probe(
-                attention_call(unit(rng, (5, 16)), unit(rng, (7, 16)), unit(rng, (7, 3)), mask),
-                MASK,
-            )
-        )
-        # Every row's scores are offset by ±1e3 (column 0 of Q times column 0 of K, over √16):
-        # exp() overflows (or underflows to 0/0) in every row unless the max is subtracted.
-        q, k = unit(rng, (4, 16)), unit(rng, (6, 16))
-        b = np.sqrt(1e3 * 4.0)
-        q[:, 0], k[:, 0] = np.array([1.0, -1.0, 1.0, -1.0]) * b, b
-        probes.append(_probe(attention_call(q, k, unit(rng, (6, 3))), LARGE))
-        # V = identity: the output is the weights, so the scale actually used can be measured,
-        # whatever constant a student hard-coded (see _effective_scale).
-        probes += [
-            _probe(attention_call(unit(rng, (n, d_k)), unit(rng, (m, d_k)), np.eye(m)), WEIGHTS)
-            for n, m, d_k in ((5, 6, 9), (4, 7, 36), (6, 5, 100))
-        ]
-        # A second mask where every query has an allowed and a blocked key and no key is
-        # blocked for every query: masked scores set to NaN still give NaN, a softmax over the
-        # queries (NaN on the first mask's all-blocked key) does not.
-        rows, cols = np.indices((6, 8))
-        mask = (rows + cols) % 3 != 0
-        probes.append(
-            _probe(
-                attention_call(unit(rng, (6, 16)), unit(rng, (8, 16)), unit(rng, (8, 4)), mask),
-                MASK,
-            )
-        )
-        probes += _batched(kind, probes)
-        # The transpose probe: batch = m = d_k, so `Q @ K.T` (which reverses the batch axis
-        # too) runs and returns the right shape with wrong values that name the cause.
-        t = 4
-        probes.append(
-            DiagnosticProbe(
-                attention_call(unit(rng, (t, 5, t)), unit(rng, (t, t, t)), unit(rng, (t, t, 3))),
-                frozenset({BATCH}),
-                form=1,
-            )
-        )
-        return probes
-    if kind == reference.KIND_MULTI_HEAD:
-        probes = [
-            _probe(mha_call(unit(rng, (n, d)), mha_weights(rng, d), h, return_inputs=True), PLAIN)
-            for d, h, n in ((16, 4, 5), (48, 3, 6), (32, 2, 4), (24, 6, 5))
-        ]
-        # Causal, with the last key blocked for every query too: every row then has an allowed
-        # and a blocked key, so a mask read the wrong way round never blocks a whole row.
-        mask = causal_mask(6)
-        mask[-1, -1] = False
-        probes.append(_probe(mha_call(unit(rng, (6, 16)), mha_weights(rng, 16), 4, mask), MASK))
-        probes.append(
-            _probe(mha_call(unit(rng, (5, 16)) * np.sqrt(1e3), mha_weights(rng, 16), 4), LARGE)
-        )
-        probes += [
-            _probe(_mha_weights_call(rng, n_heads, d_head, n), WEIGHTS)
-            for n_heads, d_head, n in ((2, 9, 5), (2, 36, 5), (1, 100, 5))
-        ]
-        return probes + _batched(kind, probes)
-    if kind == reference.KIND_SOFTMAX:
-        probes = [
-            _probe(softmax_call(unit(rng, shape) * 3.0, axis, return_inputs=True), PLAIN)
-            for shape, axis in (((4, 6), None), ((3, 4, 5), 1), ((5, 5), None), ((4, 3), 0))
-        ]
-        offsets = np.array([[1e3], [-1e3], [2e3]])  # overflow, 0/0 and overflow in every row
-        probes.append(_probe(softmax_call(offsets + unit(rng, (3, 6)) * 2.0), LARGE))
-        # 1-D inputs (the contract's smallest): code written for rows of a matrix fails here,
-        # and list-based code written for one vector runs here only.
-        probes.append(_probe(softmax_call(unit(rng, (7,)) * 3.0, return_inputs=True), PLAIN))
-        big = unit(rng, (6,)) * 2.0 + 1e3
-        probes.append(_probe(softmax_call(big), LARGE))
-        return probes
-    raise ValueError(f"unknown exercise kind {kind!r}")
-
-
-def _stack_form(a: np.ndarray, form: int) -> np.ndarray:
-    """``a`` with ``form`` leading batch axes of BATCH_SIZE; element (0, …, 0) is ``a``."""
-    for _ in range(form):
-        other = a[..., ::-1, :] if a.ndim >= 2 else a[::-1]
-        a = np.stack([a, other] + [a] * (BATCH_SIZE - 2))
-    return np.ascontiguousarray(a)
-
-
-def _batched(kind: str, probes: Sequence[DiagnosticProbe]) -> list[DiagnosticProbe]:
-    """Each 2-D probe again with one and with two leading batch axes. The mask stays 2-D (it
-    broadcasts over any batch); the multi-head weight matrices are never batched."""
-    n_batched = 3 if kind == reference.KIND_ATTENTION else 1  # Q, K, V or X
-    out = []
-    for form in BATCH_FORMS:
-        for index, probe in enumerate(probes):
-            args = list(probe.call.args)
-            for i in range(n_batched):
-                args[i] = _stack_form(args[i], form)
-            call = Call(args=tuple(args), return_inputs=probe.call.return_inputs)
-            out.append(DiagnosticProbe(call, probe.tags, form=form, base=index))
-    return out
+    """Inputs that tell the known misconceptions of ``kind`` apart (its module draws them)."""
+    return kind_get(kind).diagnostic_probes(rng)
 
 
 def _trusted_outcome(func: Any, call: Call) -> np.ndarray | _Raised:
@@ -365,12 +223,6 @@ def _mutated(call: Call, result: CallResult | None) -> bool:
     )
 
 
-_REFERENCES = {
-    reference.KIND_ATTENTION: reference.attention,
-    reference.KIND_MULTI_HEAD: reference.multi_head_attention,
-    reference.KIND_SOFTMAX: reference.softmax,
-}
-
 Outcome = np.ndarray | _Raised | None
 
 
@@ -389,7 +241,8 @@ def diagnose(
 ) -> list[str]:
     """The misconception codes the student's outputs show, in the catalogue's order."""
     codes: set[str] = set()
-    ref_func = _REFERENCES[kind]
+    k = kind_get(kind)
+    ref_func = k.reference
     outcomes = [_student_outcome(r) for r in results]
     seen = _seen(probes, results, outcomes)
     refs = [_outcome(ref_func, s.probe) for s in seen]
@@ -413,18 +266,18 @@ def diagnose(
     # Any constant, not only the ones of the known wrong implementations below.
     students = [s.student for s in seen]
     bases = [s.probe for s in seen]
-    if kind != reference.KIND_SOFTMAX and _constant_scale(kind, bases, students):
+    if k.weight_triples is not None and _constant_scale(k, bases, students):
         codes.add("hardcoded-scale")
-    if kind == reference.KIND_SOFTMAX and _softmax_other_axis(seen, refs):
+    if k.other_axes is not None and _softmax_other_axis(k, seen, refs):
         codes.add("softmax-wrong-axis")
 
-    impls = [impl for impl in wrong_implementations_for(kind) if BATCH not in impl.tags]
+    impls = [impl for impl in k.wrong_implementations if BATCH not in impl.tags]
     for impl in impls:
         if impl.code not in codes and _matches(impl, bases, refs, students, decimals):
             codes.add(impl.code)
-    codes |= _pairs(kind, bases, refs, students, decimals)
+    codes |= _pairs(k, bases, refs, students, decimals)
 
-    codes |= _batch_codes(kind, probes, results, outcomes, codes)
+    codes |= _batch_codes(k, probes, results, outcomes, codes)
     return [code for code in CODES if code in codes]
 
 
@@ -504,16 +357,8 @@ def _error(result: CallResult | None) -> str:
     return (result.error or "") if result is not None else ""
 
 
-_VARIANTS = {
-    reference.KIND_ATTENTION: (wrong.attention_variant, wrong.ATTENTION_OPTIONS),
-    reference.KIND_MULTI_HEAD: (wrong.mha_variant, wrong.MHA_OPTIONS),
-}
-# Keyword of each option group in the variant functions.
-_KEYWORDS = {"mask": "mask_how"}
-
-
 def _pairs(
-    kind: str,
+    kind: Kind,
     probes: Sequence[DiagnosticProbe],
     refs: Sequence[Outcome],
     students: Sequence[Outcome],
@@ -521,21 +366,17 @@ def _pairs(
 ) -> set[str]:
     """Codes of two mistakes made at once: the student agrees, on every diagnostic input, with
     a variant that has exactly two of the catalogued mistakes (the single ones are matched
-    above). Stricter than a single match: every input counts, not only the telling ones."""
-    if kind not in _VARIANTS or not any(isinstance(s, np.ndarray) for s in students):
+    above). Stricter than a single match: every input counts, not only the telling ones.
+    The options are those of the kind's wrong implementations (``WrongImplementation.variant``)."""
+    func = kind.variant
+    if func is None or not any(isinstance(s, np.ndarray) for s in students):
         return set()
-    func, options = _VARIANTS[kind]
-    wrong_options = [
-        (group, option, code)
-        for group, choices in options.items()
-        for option, code in choices.items()
-        if code is not None
-    ]
+    wrong_options = _variant_options(kind.wrong_implementations)
     found: set[str] = set()
     for (g1, o1, c1), (g2, o2, c2) in itertools.combinations(wrong_options, 2):
         if g1 == g2:
             continue
-        one, two = {_KEYWORDS.get(g1, g1): o1}, {_KEYWORDS.get(g2, g2): o2}
+        one, two = {g1: o1}, {g2: o2}
         if _agrees_everywhere(func, {**one, **two}, probes, refs, students, decimals) and not (
             # Both mistakes must show: where the second changes nothing on these inputs (a
             # naive softmax on scores too small to overflow), the first alone is the diagnosis.
@@ -544,6 +385,11 @@ def _pairs(
         ):
             found |= {c1, c2}
     return found
+
+
+def _variant_options(impls: Sequence[WrongImplementation]) -> list[tuple[str, str, str]]:
+    """(keyword, option, code) of every single mistake the variant function can make."""
+    return [(*impl.variant, impl.code) for impl in impls if impl.variant is not None]
 
 
 def _agrees_everywhere(
@@ -586,7 +432,7 @@ def _rounded_decimals(students: Sequence[Outcome]) -> int | None:
     return None
 
 
-def _softmax_other_axis(seen: Sequence[_Seen], refs: Sequence[Outcome]) -> bool:
+def _softmax_other_axis(kind: Kind, seen: Sequence[_Seen], refs: Sequence[Outcome]) -> bool:
     """True when, wherever the student's softmax is wrong, it is the softmax along another
     axis (or over the whole array, or a sum that lost its axis): a hard-coded ``axis=1`` or
     ``axis=0`` is right on some inputs and this on the others."""
@@ -598,47 +444,20 @@ def _softmax_other_axis(seen: Sequence[_Seen], refs: Sequence[Outcome]) -> bool:
         if _same(student, ref, MATCH_RTOL, MATCH_ATOL):
             continue
         differing += 1
-        others = _memo(item.probe, "other-axes", lambda probe=item.probe: _other_axes(probe))
+        others = _memo(item.probe, "other-axes", lambda probe=item.probe: kind.other_axes(probe))
         if not any(_same(student, o, MATCH_RTOL, MATCH_ATOL) for o in others):
             return False
     return differing > 0
 
 
-def _other_axes(probe: DiagnosticProbe) -> list[Outcome]:
-    """The softmax of a plain probe's input along every other axis or set of axes (a loop over
-    rows of a 3-D array normalises each 2-D slice; over no axis at all, every value is 1)."""
-    args = probe.call.args
-    x = np.asarray(args[0], dtype=np.float64)
-    axis = int(args[1]) if len(args) > 1 else -1
-    subsets = [
-        axes
-        for r in range(x.ndim + 1)
-        for axes in itertools.combinations(range(x.ndim), r)
-        if axes != (axis % x.ndim,)
-    ]
-    others: list[Outcome] = [_softmax_over(x, axes) for axes in subsets]
-    # The max taken along the axis but the sum over others (e / np.sum(e)).
-    shifted = np.exp(x - x.max(axis=axis, keepdims=True))
-    others += [shifted / shifted.sum(axis=axes, keepdims=True) for axes in subsets if axes]
-    others.append(_outcome(wrong.softmax_missing_keepdims, probe))
-    return others
-
-
-def _softmax_over(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    if not axes:
-        return np.ones_like(x)
-    e = np.exp(x - x.max(axis=axes, keepdims=True))
-    return e / e.sum(axis=axes, keepdims=True)
-
-
 def _scale_changes(
-    kind: str, probe: DiagnosticProbe, out_2d: np.ndarray, out_batched: np.ndarray
+    kind: Kind, probe: DiagnosticProbe, out_2d: np.ndarray, out_batched: np.ndarray
 ) -> bool:
     """Do the weights of the 2-D call and of batch element 0 (the same input) show two
     different constant scales?"""
     scales = []
     for out in (out_2d, out_batched):
-        triples = _weight_triples(kind, probe.call, out)
+        triples = kind.weight_triples(probe.call, out) if kind.weight_triples else None
         if not triples:
             return False
         found = [_effective_scale(q, k, w) for q, k, w in triples]
@@ -674,7 +493,7 @@ def _text_cause(text: str) -> str | None:
 
 
 def _batch_codes(
-    kind: str,
+    kind: Kind,
     probes: Sequence[DiagnosticProbe],
     results: Sequence[CallResult | None],
     outcomes: Sequence[Outcome],
@@ -688,10 +507,10 @@ def _batch_codes(
     failed = np_dot = fixed_ndim = False
 
     def right_2d(i: int) -> bool:
-        return _same(outcomes[i], _outcome(_REFERENCES[kind], probes[i]), MATCH_RTOL, MATCH_ATOL)
+        return _same(outcomes[i], _outcome(kind.reference, probes[i]), MATCH_RTOL, MATCH_ATOL)
 
-    if kind == reference.KIND_SOFTMAX:
-        # The plain inputs have one, two and three dimensions.
+    if not kind.batch_copies:
+        # The plain inputs have several numbers of dimensions (softmax: one, two and three).
         plain = [i for i, p in enumerate(probes) if PLAIN in p.tags]
         if any(isinstance(outcomes[i], np.ndarray) for i in plain):
             texts = [results[i].error or "" for i in plain if outcomes[i] is RAISED]
@@ -749,9 +568,9 @@ def _batch_codes(
     # (Not on masked or large scores, where -1e9 and -inf, or overflow, differ in other ways.)
     usable = [i for i, p in enumerate(probes) if p.form and not p.tags & {MASK, LARGE}]
     batch_probes = [replace(probes[i], tags=probes[i].tags | {BATCH}) for i in usable]
-    refs = [_outcome(_REFERENCES[kind], p) for p in batch_probes]
+    refs = [_outcome(kind.reference, p) for p in batch_probes]
     students = [outcomes[i] for i in usable]
-    for impl in wrong_implementations_for(kind):
+    for impl in kind.wrong_implementations:
         if BATCH in impl.tags and _matches(impl, batch_probes, refs, students):
             return {impl.code}
     if not failed:
@@ -789,43 +608,8 @@ def _effective_scale(q: np.ndarray, k: np.ndarray, w: np.ndarray) -> float | Non
     return 1.0 / inv
 
 
-def _mha_weights_call(rng: np.random.Generator, n_heads: int, d_head: int, n: int) -> Call:
-    """Inputs whose output shows each head's weights (needs n <= d_head).
-
-    X's rows are the first n unit vectors, so X·W is the first n rows of W: Q and K get unit
-    variance entries from W_q, W_k. W_v gives each head the identity (padded with zeros) as its
-    values and W_o = I, so columns h·d_head … h·d_head + n - 1 of the output are head h's weights.
-    """
-    d_model = n_heads * d_head
-    x = np.eye(n, d_model)
-    w_q, w_k = unit(rng, (d_model, d_model)), unit(rng, (d_model, d_model))
-    w_v = np.zeros((d_model, d_model))
-    for h in range(n_heads):
-        w_v[np.arange(n), h * d_head + np.arange(n)] = 1.0
-    return mha_call(x, (w_q, w_k, w_v, np.eye(d_model)), n_heads)
-
-
-def _weight_triples(
-    kind: str, call: Call, out: np.ndarray
-) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
-    """(q, k, weights) of each attention in a WEIGHTS probe, or None if the shape is wrong."""
-    args = [np.asarray(a, dtype=np.float64) if isinstance(a, np.ndarray) else a for a in call.args]
-    if kind == reference.KIND_ATTENTION:
-        return [(args[0], args[1], out)]
-    x, w_q, w_k, n_heads = args[0], args[1], args[2], int(args[5])
-    n, d_model = x.shape
-    d_head = d_model // n_heads
-    if out.shape != (n, d_model):
-        return None
-    triples = []
-    for h in range(n_heads):
-        cols = slice(h * d_head, (h + 1) * d_head)
-        triples.append((w_q[:n, cols], w_k[:n, cols], out[:, h * d_head : h * d_head + n]))
-    return triples
-
-
 def _constant_scale(
-    kind: str,
+    kind: Kind,
     probes: Sequence[DiagnosticProbe],
     students: Sequence[np.ndarray | _Raised | None],
 ) -> bool:
@@ -837,7 +621,7 @@ def _constant_scale(
             continue
         if not isinstance(student, np.ndarray):
             return False
-        triples = _weight_triples(kind, probe.call, student)
+        triples = kind.weight_triples(probe.call, student) if kind.weight_triples else None
         if triples is None:
             return False
         for q, k, w in triples:

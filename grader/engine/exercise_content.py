@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.engine.reference import KIND_ATTENTION, KIND_MULTI_HEAD, KIND_SOFTMAX, REFERENCE_SOURCES
+from grader.engine.kinds import REFERENCE_SOURCES
+from grader.engine.reference import KIND_ATTENTION, KIND_MULTI_HEAD, KIND_SOFTMAX
 
 QUESTION_SLUG = "why-divide-before-softmax"
 

@@ -2,20 +2,17 @@
 
 No Django imports. Each code has a student-facing explanation and, where the question bank has
 a matching wrong answer, the slug of its rebuttal. Each known wrong implementation is a trusted
-function (``engine.wrong_implementations``) and, through ``source``, a student-style module for
-the golden suite and the admin's Validate action.
+function of its kind's module (``engine.kinds``) and, through ``source``, a student-style module
+for the golden suite and the admin's Validate action.
 """
 
 from __future__ import annotations
 
-import inspect
-import textwrap
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from grader.engine import reference
-from grader.engine import wrong_implementations as w
+from grader.engine.kinds import KIND_NAMES, kind_get, wrong_implementations_all
+from grader.engine.kinds.base import BATCH, LARGE, MASK, PLAIN, WrongImplementation
 from grader.engine.misconception_figures import misconception_figure
 
 # The question whose wrong answers the diagnoses link to (questions.selectors.MAIN_QUESTION_SLUG).
@@ -23,16 +20,7 @@ QUESTION_SLUG = "why-divide-before-softmax"
 QUESTION_PATH = "/questions/{question}/"
 REBUTTAL_URL = "/questions/{question}/#wrong-{slug}"
 
-# Probe tags of the diagnostic inputs (engine.diagnosis): which inputs a wrong implementation is
-# compared on. "plain": unmasked, unit-variance inputs at several sizes; "mask": a random mask;
-# "large": scores of magnitude ~1e3.
-PLAIN = "plain"
-MASK = "mask"
-LARGE = "large"
-# "batch": the inputs with leading batch axes (and the transpose probe, where `K.T` happens to
-# run): what code right for 2-D input only does differently. Implementations tagged with it are
-# compared on those inputs only.
-BATCH = "batch"
+# The probe tags (PLAIN, MASK, LARGE, BATCH) and WrongImplementation live with the kinds.
 
 # The link target of each code's explanation (an id on /misconceptions/; stable).
 ANCHOR = "misconception-{code}"
@@ -267,104 +255,12 @@ def misconception_describe(code: str) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class WrongImplementation:
-    """A known wrong implementation of an exercise kind, typical of one misconception."""
-
-    code: str
-    kind: str
-    func: Callable[..., Any]
-    # The diagnostic inputs it is compared on (see the tags above).
-    tags: frozenset[str] = field(default_factory=lambda: frozenset({PLAIN}))
-
-    @property
-    def name(self) -> str:
-        return self.func.__name__
-
-    def source(self, entry_point: str) -> str:
-        """The function as a student's module, defining ``entry_point``."""
-        body = textwrap.dedent(inspect.getsource(self.func))
-        body = body.replace(f"def {self.func.__name__}(", f"def {entry_point}(", 1)
-        return f"import math\n\nimport numpy as np\n\n\n{body}"
-
-
-_A, _M, _S = reference.KIND_ATTENTION, reference.KIND_MULTI_HEAD, reference.KIND_SOFTMAX
-_MASKED = frozenset({MASK})
-_LARGE = frozenset({LARGE})
-_BATCH = frozenset({BATCH})
-
-WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
-    # attention
-    WrongImplementation("missing-scale", _A, w.attention_missing_scale),
-    WrongImplementation("scale-by-d", _A, w.attention_scale_by_d),
-    WrongImplementation("scale-values", _A, w.attention_scale_values),
-    WrongImplementation("hardcoded-scale", _A, w.attention_divide_by_8),
-    WrongImplementation("hardcoded-scale", _A, w.attention_divide_by_2),
-    WrongImplementation("hardcoded-scale", _A, w.attention_divide_by_4),
-    WrongImplementation("hardcoded-scale", _A, w.attention_divide_by_16),
-    WrongImplementation("wrong-dimension", _A, w.attention_sqrt_d_v),
-    WrongImplementation("wrong-dimension", _A, w.attention_sqrt_seq_len),
-    WrongImplementation("wrong-dimension", _A, w.attention_sqrt_n_queries),
-    WrongImplementation("scale-after-softmax", _A, w.attention_scale_after_softmax),
-    WrongImplementation("softmax-wrong-axis", _A, w.attention_softmax_over_queries),
-    WrongImplementation("unstable-softmax", _A, w.attention_naive_softmax, _LARGE),
-    WrongImplementation("unnormalized-weights", _A, w.attention_unnormalized),
-    WrongImplementation("mask-ignored", _A, w.attention_mask_ignored, _MASKED),
-    WrongImplementation("mask-inverted", _A, w.attention_mask_inverted, _MASKED),
-    WrongImplementation("mutates-input", _A, w.attention_scales_q_in_place),
-    WrongImplementation("wrong-shape", _A, w.attention_returns_weights),
-    WrongImplementation("unstable-softmax", _A, w.attention_global_max, _LARGE),
-    WrongImplementation("mask-wrong-fill", _A, w.attention_mask_zero_fill, _MASKED),
-    WrongImplementation("mask-wrong-fill", _A, w.attention_mask_nan_fill, _MASKED),
-    WrongImplementation("rounded-output", _A, w.attention_rounded),
-    WrongImplementation("batch-transpose", _A, w.attention_matmul_dot_t, _BATCH),
-    WrongImplementation("batch-transpose", _A, w.attention_np_dot_t, _BATCH),
-    WrongImplementation("batch-np-dot", _A, w.attention_np_dot_values, _BATCH),
-    WrongImplementation("batch-fixed-ndim", _A, w.attention_transpose_3d, _BATCH),
-    # Right in 2-D only, but the mistake (and its fix, axis=-1) is the axis, not the batch.
-    WrongImplementation("softmax-wrong-axis", _A, w.attention_softmax_axis_1, _BATCH),
-    WrongImplementation("batch-fixed-ndim", _A, w.attention_d_k_from_shape_1, _BATCH),
-    # multi-head attention
-    WrongImplementation("missing-scale", _M, w.mha_missing_scale),
-    WrongImplementation("scale-by-d", _M, w.mha_scale_by_d_head),
-    WrongImplementation("scale-by-model-width", _M, w.mha_scale_by_model_width),
-    WrongImplementation("hardcoded-scale", _M, w.mha_divide_by_8),
-    WrongImplementation("wrong-head-split", _M, w.mha_interleaved_heads),
-    WrongImplementation("missing-output-projection", _M, w.mha_missing_output_projection),
-    WrongImplementation("mask-ignored", _M, w.mha_mask_ignored, _MASKED),
-    WrongImplementation("unstable-softmax", _M, w.mha_naive_softmax, _LARGE),
-    WrongImplementation("mutates-input", _M, w.mha_scales_weights_in_place),
-    WrongImplementation("wrong-shape", _M, w.mha_returns_heads),
-    WrongImplementation("scale-values", _M, w.mha_scale_values),
-    WrongImplementation("softmax-wrong-axis", _M, w.mha_softmax_over_queries),
-    WrongImplementation("unnormalized-weights", _M, w.mha_unnormalized),
-    WrongImplementation("mask-inverted", _M, w.mha_mask_inverted, _MASKED),
-    WrongImplementation("unstable-softmax", _M, w.mha_global_max, _LARGE),
-    WrongImplementation("weights-transposed", _M, w.mha_weights_transposed),
-    WrongImplementation("weights-transposed", _M, w.mha_qkv_weights_transposed),
-    WrongImplementation("missing-projections", _M, w.mha_no_projections),
-    WrongImplementation("wrong-head-split", _M, w.mha_reshape_heads_first),
-    WrongImplementation("wrong-head-split", _M, w.mha_strided_heads),
-    WrongImplementation("rounded-output", _M, w.mha_rounded),
-    WrongImplementation("batch-fixed-ndim", _M, w.mha_three_dims_only, _BATCH),
-    # softmax
-    WrongImplementation("unstable-softmax", _S, w.softmax_naive, _LARGE),
-    WrongImplementation("softmax-wrong-axis", _S, w.softmax_ignores_axis),
-    WrongImplementation("softmax-wrong-axis", _S, w.softmax_whole_array),
-    WrongImplementation("softmax-wrong-axis", _S, w.softmax_missing_keepdims),
-    WrongImplementation("unnormalized-weights", _S, w.softmax_unnormalized),
-    WrongImplementation("mutates-input", _S, w.softmax_shifts_in_place),
-    WrongImplementation("wrong-shape", _S, w.softmax_flattened),
-    WrongImplementation("softmax-wrong-axis", _S, w.softmax_fixed_axis_1),
-    WrongImplementation("unstable-softmax", _S, w.softmax_global_max, _LARGE),
-    WrongImplementation("unstable-softmax", _S, w.softmax_math_exp, _LARGE),
-    WrongImplementation("rounded-output", _S, w.softmax_rounded),
-    WrongImplementation("batch-fixed-ndim", _S, w.softmax_two_dims_only, _BATCH),
-)
+# Every kind's known wrong implementations, kind by kind (each kind's module owns its own).
+WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = wrong_implementations_all()
 
 
 def wrong_implementations_for(kind: str) -> list[WrongImplementation]:
-    return [impl for impl in WRONG_IMPLEMENTATIONS if impl.kind == kind]
+    return list(kind_get(kind).wrong_implementations)
 
 
 def codes_for(kind: str) -> list[str]:
@@ -379,12 +275,29 @@ def misconceptions_catalogue() -> list[dict[str, Any]]:
     and its computed figure (engine.misconception_figures)."""
     entries = []
     for code in CODES:
-        kinds = [kind for kind in reference.KINDS if code in codes_for(kind)]
+        kinds = [kind for kind in KIND_NAMES if code in codes_for(kind)]
         entries.append(
             {
                 **misconception_describe(code),
-                "kinds": kinds or list(reference.KINDS),
+                "kinds": kinds or list(KIND_NAMES),
                 "figure": misconception_figure(code),
             }
         )
     return entries
+
+
+__all__ = [
+    "BATCH",
+    "CODES",
+    "LARGE",
+    "MASK",
+    "MISCONCEPTIONS",
+    "PLAIN",
+    "WRONG_IMPLEMENTATIONS",
+    "Misconception",
+    "WrongImplementation",
+    "codes_for",
+    "misconception_describe",
+    "misconceptions_catalogue",
+    "wrong_implementations_for",
+]

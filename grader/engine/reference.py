@@ -1,4 +1,7 @@
-"""Trusted reference implementations of the three exercise kinds. No Django imports.
+"""Trusted reference maths of the exercise kinds. No Django imports.
+
+Each kind's module (``grader.engine.kinds``) names its reference among these functions; the
+checks, the pictures and the multi-head reference share them.
 
 The checks judge a student's outputs against these. They always compute in float64, whatever
 the input dtype, so a float32 submission is compared with the exact answer for its (float32)
@@ -15,6 +18,7 @@ import numpy as np
 KIND_ATTENTION = "attention"
 KIND_MULTI_HEAD = "multi-head-attention"
 KIND_SOFTMAX = "softmax"
+# The names every check may judge (the registry, grader.engine.kinds.KINDS, has the same).
 KINDS = (KIND_ATTENTION, KIND_MULTI_HEAD, KIND_SOFTMAX)
 
 
@@ -89,72 +93,8 @@ def multi_head_attention(
 
 
 def evaluate(kind: str, args: Sequence[Any], kwargs: Mapping[str, Any] | None = None) -> np.ndarray:
-    """The reference output for one call of an exercise of ``kind``."""
-    kwargs = dict(kwargs or {})
-    if kind == KIND_ATTENTION:
-        return attention(*args, **kwargs)
-    if kind == KIND_MULTI_HEAD:
-        return multi_head_attention(*args, **kwargs)
-    if kind == KIND_SOFTMAX:
-        return softmax(*args, **kwargs)
-    raise ValueError(f"unknown exercise kind {kind!r}")
+    """The reference output for one call of an exercise of ``kind`` (ValueError if unknown)."""
+    # Imported here: each kind module is built on the functions above.
+    from grader.engine.kinds import kind_get
 
-
-# The reference solutions as students would write them: the text stored in
-# Exercise.reference_solution by the seed migration, run through the sandbox by Validate.
-REFERENCE_SOURCES: dict[str, str] = {
-    KIND_ATTENTION: '''import numpy as np
-
-
-def attention(Q, K, V, mask=None):
-    """softmax(Q Kᵀ / √d_k) V; mask is True where a query may attend to a key."""
-    d_k = Q.shape[-1]
-    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    scores = scores - scores.max(axis=-1, keepdims=True)
-    weights = np.exp(scores)
-    weights = weights / weights.sum(axis=-1, keepdims=True)
-    return weights @ V
-''',
-    KIND_MULTI_HEAD: '''import numpy as np
-
-
-def _attention(Q, K, V, mask=None):
-    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    scores = scores - scores.max(axis=-1, keepdims=True)
-    weights = np.exp(scores)
-    return (weights / weights.sum(axis=-1, keepdims=True)) @ V
-
-
-def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
-    """Each head attends over its own d_head = d_model / n_heads columns."""
-    *lead, n, d_model = X.shape
-    d_head = d_model // n_heads
-
-    def split(t):
-        # (..., n, d_model) -> (..., n_heads, n, d_head)
-        return np.swapaxes(t.reshape(*lead, n, n_heads, d_head), -2, -3)
-
-    q, k, v = split(X @ W_q), split(X @ W_k), split(X @ W_v)
-    if mask is not None:
-        mask = np.asarray(mask, dtype=bool)
-        while mask.ndim < 2:
-            mask = mask[np.newaxis]
-        mask = mask[..., np.newaxis, :, :]  # the same mask for every head
-    heads = _attention(q, k, v, mask)
-    concat = np.swapaxes(heads, -2, -3).reshape(*lead, n, d_model)
-    return concat @ W_o
-''',
-    KIND_SOFTMAX: '''import numpy as np
-
-
-def softmax(x, axis=-1):
-    """Stable softmax: subtracting the max changes nothing mathematically and avoids overflow."""
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    e = np.exp(shifted)
-    return e / np.sum(e, axis=axis, keepdims=True)
-''',
-}
+    return kind_get(kind).reference(*args, **dict(kwargs or {}))

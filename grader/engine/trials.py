@@ -1,9 +1,10 @@
 """Run before Submit: the student's function on the visible examples and on a small input of
 their own, shown beside the trusted reference. No Django imports.
 
-A trial never sees a hidden input or a check: its cases are the public examples below (the
-3-token worked example of the question page, a masked case and a batched case) and what the
-student typed, bounded tightly (``MAX_DIM``, ``MAX_ELEMENTS``). The executor (the sandbox)
+A trial never sees a hidden input or a check: its cases are the public examples of the kind's
+module (``grader.engine.kinds``: the 3-token worked example of the question page, a masked case
+and a batched case) and what the student typed, bounded tightly (``MAX_DIM``, ``MAX_ELEMENTS``).
+Each kind parses its own custom input with the helpers below. The executor (the sandbox)
 computes the student's outputs; the reference and the comparison run here, outside it.
 
 A custom input is a JSON object, one entry per argument of the entry point:
@@ -20,14 +21,16 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from grader.engine import reference
 from grader.engine.checks.base import readable_error
-from grader.engine.checks.inputs import WORKED_K, WORKED_Q, WORKED_V
 from grader.engine.executors.base import Arg, Call, CallResult, Executor, Limits, RunStatus
+
+if TYPE_CHECKING:
+    from grader.engine.kinds import Kind
 
 # Bounds of a custom input: small enough to read on the page and to cost nothing to run.
 MAX_DIM = 16
@@ -111,29 +114,6 @@ class ArgSpec:
     optional: bool = False
 
 
-ARGUMENTS: dict[str, tuple[ArgSpec, ...]] = {
-    reference.KIND_ATTENTION: (
-        ArgSpec("Q", ROLE_ARRAY, "(..., n, d_k)", 2, 4),
-        ArgSpec("K", ROLE_ARRAY, "(..., m, d_k)", 2, 4),
-        ArgSpec("V", ROLE_ARRAY, "(..., m, d_v)", 2, 4),
-        ArgSpec("mask", ROLE_MASK, 'optional: true/false, (n, m), or "causal"', optional=True),
-    ),
-    reference.KIND_MULTI_HEAD: (
-        ArgSpec("X", ROLE_ARRAY, "(..., n, d_model)", 2, 4),
-        ArgSpec("n_heads", ROLE_INT, "a whole number that divides d_model", 1, MAX_DIM),
-        ArgSpec("W_q", ROLE_ARRAY, "optional: (d_model, d_model)", 2, 2, optional=True),
-        ArgSpec("W_k", ROLE_ARRAY, "optional: (d_model, d_model)", 2, 2, optional=True),
-        ArgSpec("W_v", ROLE_ARRAY, "optional: (d_model, d_model)", 2, 2, optional=True),
-        ArgSpec("W_o", ROLE_ARRAY, "optional: (d_model, d_model)", 2, 2, optional=True),
-        ArgSpec("mask", ROLE_MASK, 'optional: true/false, (n, n), or "causal"', optional=True),
-    ),
-    reference.KIND_SOFTMAX: (
-        ArgSpec("x", ROLE_ARRAY, "any shape", 1, 4),
-        ArgSpec("axis", ROLE_INT, "optional: default -1", -MAX_NDIM, MAX_NDIM - 1, optional=True),
-    ),
-}
-
-
 @dataclass(frozen=True)
 class TrialCase:
     """One call shown on the page: its inputs are public, never a hidden check's."""
@@ -165,113 +145,18 @@ class TrialCase:
 
 # --- The visible examples --------------------------------------------------------------------
 
-_CAUSAL_3 = np.tril(np.ones((3, 3), dtype=bool))
-# Two sequences of 2 queries over 3 keys (n != m), d_k = 2, d_v = 2.
-_BATCH_Q = np.array([[[1.0, 0.0], [0.0, 1.0]], [[2.0, 1.0], [-1.0, 0.0]]])
-_BATCH_K = np.array([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[0.0, 2.0], [1.0, -1.0], [2.0, 0.0]]])
-_BATCH_V = np.array([[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]])
-# The worked example's scores after the division by sqrt(d_k) = 2 (the question page's step 2).
-_WORKED_SCORES = (WORKED_Q @ WORKED_K.T) / 2.0
-_IDENTITY_4 = np.eye(4)
 
+def _kind(kind: str) -> Kind | None:
+    # Imported here: each kind builds its examples and custom inputs from this module's types.
+    from grader.engine.kinds import KINDS
 
-def _attention_examples() -> list[TrialCase]:
-    qkv = ("Q", "K", "V")
-    return [
-        TrialCase(
-            "worked-example",
-            "The worked example (3 tokens, d_k = 4)",
-            "The example worked by hand on the question page: the output is "
-            "[[0.814, 0.494], [0.494, 0.814], [0.767, 0.616]].",
-            qkv,
-            (WORKED_Q.copy(), WORKED_K.copy(), WORKED_V.copy()),
-        ),
-        TrialCase(
-            "masked",
-            "A causal mask",
-            "The worked example where each token attends only to itself and the tokens before "
-            "it (mask True = may attend): the first row can only copy V's first row.",
-            (*qkv, "mask"),
-            (WORKED_Q.copy(), WORKED_K.copy(), WORKED_V.copy(), _CAUSAL_3.copy()),
-        ),
-        TrialCase(
-            "batched",
-            "A batch of two (n = 2 queries, m = 3 keys)",
-            "Leading batch dimension of 2: each sequence attends within itself; "
-            "n differs from m, so a transposed score matrix shows up as a shape error.",
-            qkv,
-            (_BATCH_Q.copy(), _BATCH_K.copy(), _BATCH_V.copy()),
-        ),
-    ]
-
-
-def _mha_examples() -> list[TrialCase]:
-    labels = ("X", "W_q", "W_k", "W_v", "W_o", "n_heads")
-    weights = tuple(_IDENTITY_4.copy() for _ in range(4))
-    return [
-        TrialCase(
-            "worked-example",
-            "The worked example's tokens, 2 heads",
-            "X is the worked example's Q (3 tokens, d_model = 4) and every weight is the "
-            "identity, so head 0 attends over columns 0-1 and head 1 over columns 2-3.",
-            labels,
-            (WORKED_Q.copy(), *weights, 2),
-        ),
-        TrialCase(
-            "masked",
-            "A causal mask",
-            "The same, where each token attends only to itself and the tokens before it.",
-            (*labels, "mask"),
-            (WORKED_Q.copy(), *weights, 2, _CAUSAL_3.copy()),
-        ),
-        TrialCase(
-            "batched",
-            "A batch of two",
-            "X with a leading batch dimension of 2: the worked example's tokens and its keys.",
-            labels,
-            (np.stack([WORKED_Q, WORKED_K]), *weights, 2),
-        ),
-    ]
-
-
-def _softmax_examples() -> list[TrialCase]:
-    return [
-        TrialCase(
-            "worked-example",
-            "The worked example's scaled scores",
-            "The scores of the worked example after the division by sqrt(4) = 2; each row's "
-            "softmax is the question page's step 3 (first row [0.506, 0.186, 0.307]).",
-            ("x",),
-            (_WORKED_SCORES.copy(),),
-        ),
-        TrialCase(
-            "axis",
-            "Along axis 0",
-            "The same scores with axis = 0: each column sums to 1.",
-            ("x", "axis"),
-            (_WORKED_SCORES.copy(), 0),
-        ),
-        TrialCase(
-            "batched",
-            "Large scores, batched",
-            "Two rows of scores near 1000: a naive exp overflows to inf and gives NaN.",
-            ("x",),
-            (np.array([[[1000.0, 1001.0, 1002.0]], [[-1000.0, 0.0, 1000.0]]]),),
-        ),
-    ]
-
-
-_EXAMPLES = {
-    reference.KIND_ATTENTION: _attention_examples,
-    reference.KIND_MULTI_HEAD: _mha_examples,
-    reference.KIND_SOFTMAX: _softmax_examples,
-}
+    return KINDS.get(kind)
 
 
 def visible_examples(kind: str) -> list[TrialCase]:
     """The public examples of an exercise kind (fresh arrays on each call)."""
-    build = _EXAMPLES.get(kind)
-    return build() if build else []
+    found = _kind(kind)
+    return found.visible_examples() if found else []
 
 
 def visible_examples_view(kind: str) -> list[dict[str, Any]]:
@@ -292,7 +177,8 @@ def visible_examples_view(kind: str) -> list[dict[str, Any]]:
 
 
 def arguments_of(kind: str) -> tuple[ArgSpec, ...]:
-    return ARGUMENTS.get(kind, ())
+    found = _kind(kind)
+    return found.arguments if found else ()
 
 
 def trial_spec_from_fields(kind: str, fields: Mapping[str, str]) -> dict[str, Any] | None:
@@ -470,15 +356,7 @@ def trial_input_case(kind: str, spec: Any) -> TrialCase:
         if not arg.optional and spec.get(arg.name) is None:
             raise TrialInputError(MSG_MISSING_ARGUMENT.format(name=arg.name))
     rng = np.random.default_rng(seed)
-    if kind == reference.KIND_ATTENTION:
-        return _attention_case(spec, rng)
-    if kind == reference.KIND_MULTI_HEAD:
-        return _mha_case(spec, rng)
-    return _softmax_case(spec, rng)
-
-
-def _arg(kind: str, name: str) -> ArgSpec:
-    return next(a for a in ARGUMENTS[kind] if a.name == name)
+    return _kind(kind).trial_case(spec, rng)  # type: ignore[union-attr]  # args_of: known
 
 
 def _about(args: Sequence[tuple[str, Arg]]) -> str:
@@ -490,66 +368,6 @@ def _about(args: Sequence[tuple[str, Arg]]) -> str:
             else f"{name} {value}"
         )
     return "Your input: " + ", ".join(parts) + "."
-
-
-def _attention_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
-    kind = reference.KIND_ATTENTION
-    q, k, v = (_array_arg(_arg(kind, n), spec[n], rng) for n in ("Q", "K", "V"))
-    if q.shape[-1] != k.shape[-1]:
-        raise TrialInputError(MSG_LAST_DIMS.format(q=q.shape[-1], k=k.shape[-1]))
-    if k.shape[-2] != v.shape[-2]:
-        raise TrialInputError(MSG_KEY_ROWS.format(k=k.shape[-2], v=v.shape[-2]))
-    batch = _broadcast([("Q", q.shape[:-2]), ("K", k.shape[:-2]), ("V", v.shape[:-2])])
-    n, m = q.shape[-2], k.shape[-2]
-    _check_output((*batch, n, v.shape[-1]))
-    named: list[tuple[str, Arg]] = [("Q", q), ("K", k), ("V", v)]
-    if spec.get("mask") is not None:
-        mask = _mask_arg(spec["mask"], n, m)
-        _check_mask(mask, (*batch, n, m))
-        named.append(("mask", mask))
-    return _custom_case(named)
-
-
-def _mha_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
-    kind = reference.KIND_MULTI_HEAD
-    x = _array_arg(_arg(kind, "X"), spec["X"], rng)
-    d_model, n = x.shape[-1], x.shape[-2]
-    n_heads = _int_value("n_heads", spec["n_heads"], 1, MAX_DIM)
-    if d_model % n_heads:
-        raise TrialInputError(MSG_HEADS.format(d_model=d_model, n_heads=n_heads))
-    named: list[tuple[str, Arg]] = [("X", x)]
-    for name in ("W_q", "W_k", "W_v", "W_o"):
-        raw = spec.get(name)
-        # Variance 1/d_model, as the hidden checks draw them: X·W keeps unit-variance entries.
-        w = (
-            np.round(rng.standard_normal((d_model, d_model)) / math.sqrt(d_model), 2)
-            if raw is None
-            else _array_arg(_arg(kind, name), raw, rng, 1.0 / math.sqrt(d_model))
-        )
-        if w.shape != (d_model, d_model):
-            raise TrialInputError(
-                MSG_WEIGHT_SHAPE.format(name=name, d=d_model, shape=shape_text(w.shape))
-            )
-        named.append((name, w))
-    named.append(("n_heads", n_heads))
-    if spec.get("mask") is not None:
-        mask = _mask_arg(spec["mask"], n, n)
-        _check_mask(mask, (*x.shape[:-1], n))
-        named.append(("mask", mask))
-    return _custom_case(named)
-
-
-def _softmax_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
-    x = _array_arg(_arg(reference.KIND_SOFTMAX, "x"), spec["x"], rng)
-    named: list[tuple[str, Arg]] = [("x", x)]
-    if spec.get("axis") is not None:
-        low, high = -x.ndim, x.ndim - 1
-        if isinstance(spec["axis"], bool) or not isinstance(spec["axis"], int):
-            raise TrialInputError(MSG_AXIS.format(low=low, high=high, ndim=x.ndim))
-        if not low <= spec["axis"] <= high:
-            raise TrialInputError(MSG_AXIS.format(low=low, high=high, ndim=x.ndim))
-        named.append(("axis", int(spec["axis"])))
-    return _custom_case(named)
 
 
 def _custom_case(named: Sequence[tuple[str, Arg]]) -> TrialCase:

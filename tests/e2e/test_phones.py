@@ -18,8 +18,9 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from playwright.sync_api import Page, Request, expect
 
-from grader.engine import reference, wrong_implementations
+from grader.engine import reference
 from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.kinds.attention_mistakes import attention_missing_scale
 from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS, misconception_describe
 from grader.models import Exercise, ExerciseValidation, Submission, TrialRun
 from grader.selectors.exercises import exercise_list_published
@@ -176,7 +177,7 @@ def graded(db: None) -> dict[str, object]:
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
     submissions = []
     for name, func in (
-        ("missing_scale", wrong_implementations.attention_missing_scale),
+        ("missing_scale", attention_missing_scale),
         ("correct_matmul", reference.attention),
     ):
         row = submission_create(

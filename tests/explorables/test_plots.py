@@ -16,6 +16,7 @@ import pytest
 
 from grader.engine import plots
 from grader.engine.executors.base import Call, CallResult
+from grader.engine.kinds import attention, multi_head
 from tests.explorables.sample_plots import STUDENTS, run_student, sample_plots
 
 KINDS = ("attention", "multi-head-attention", "softmax")
@@ -54,11 +55,11 @@ def test_unknown_kind() -> None:
 def test_attention_calls_use_identity_values() -> None:
     calls = plots.plot_calls("attention")
     Q, _, V = calls[0].args
-    assert Q.shape == (plots.EXAMPLE_QUERIES, plots.EXAMPLE_DK)
-    np.testing.assert_array_equal(V, np.eye(plots.EXAMPLE_KEYS))
-    assert [c.args[0].shape[-1] for c in calls[1:]] == list(plots.SWEEP_DK)
+    assert Q.shape == (attention.EXAMPLE_QUERIES, attention.EXAMPLE_DK)
+    np.testing.assert_array_equal(V, np.eye(attention.EXAMPLE_KEYS))
+    assert [c.args[0].shape[-1] for c in calls[1:]] == list(attention.SWEEP_DK)
     for c in calls[1:]:
-        np.testing.assert_array_equal(c.args[2], np.eye(plots.SWEEP_KEYS))
+        np.testing.assert_array_equal(c.args[2], np.eye(attention.SWEEP_KEYS))
 
 
 @pytest.mark.parametrize(
@@ -123,7 +124,7 @@ def test_scale_after_softmax_rows_do_not_sum_to_one() -> None:
 
 def test_multi_head_recovers_each_heads_weights() -> None:
     data = sample_plots("multi-head-attention", "correct")
-    assert len(data["example"]["student"]) == plots.MH_EXAMPLE_TOKENS
+    assert len(data["example"]["student"]) == multi_head.MH_EXAMPLE_TOKENS
     assert all(abs(s - 1) < 1e-3 for s in data["example"]["student_row_sums"])
     wide = sample_plots("multi-head-attention", "scale-by-model-width")["saturation"]
     assert all(s < r for s, r in zip(wide["student"], wide["reference"], strict=True))

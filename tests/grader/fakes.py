@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from grader.engine import reference
 from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.kinds import REFERENCE_SOURCES
 from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS
-from grader.engine.reference import REFERENCE_SOURCES
 
 ENTRY_POINTS = {"attention": "attention", "multi-head-attention": "multi_head_attention"}
 ENTRY_POINTS["softmax"] = "softmax"

@@ -8,14 +8,14 @@ from grader.engine.checks import CHECKS, ParamsError, check_get, checks_for_kind
 from grader.engine.checks.attention import SCALE_FAILED
 from grader.engine.executors.base import CallResult, Limits
 from grader.engine.executors.trusted import NOT_AN_ARRAY, CallableExecutor
-from grader.engine.wrong_implementations import (
+from grader.engine.kinds.attention_mistakes import (
     attention_divide_by_8,
     attention_mask_ignored,
     attention_missing_scale,
     attention_scales_q_in_place,
     attention_unnormalized,
-    softmax_naive,
 )
+from grader.engine.kinds.softmax_mistakes import softmax_naive
 
 REFERENCES = {
     reference.KIND_ATTENTION: reference.attention,

@@ -99,7 +99,7 @@ def test_correct_variants_pass_with_no_code(kind, func):
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=0, max_value=2**63 - 1))
 def test_any_seed_correct_passes_and_missing_scale_is_named(seed):
-    from grader.engine.wrong_implementations import attention_missing_scale
+    from grader.engine.kinds.attention_mistakes import attention_missing_scale
 
     spec = builtin_spec(reference.KIND_ATTENTION)
     ok = grade(spec=spec, code="", seed=seed, executor=CallableExecutor(reference.attention))
@@ -384,7 +384,7 @@ def attention_rounded_missing_scale(Q, K, V, mask=None):
 
 
 def w_missing_scale(Q, K, V, mask=None):
-    from grader.engine.wrong_implementations import attention_missing_scale
+    from grader.engine.kinds.attention_mistakes import attention_missing_scale
 
     return attention_missing_scale(Q, K, V, mask)
 
@@ -395,7 +395,7 @@ def test_rounding_is_named_and_does_not_hide_another_mistake():
 
 
 def test_a_rounded_but_right_output_is_described_as_rounded():
-    from grader.engine.wrong_implementations import softmax_rounded
+    from grader.engine.kinds.softmax_mistakes import softmax_rounded
 
     verdict = grade(
         spec=builtin_spec(reference.KIND_SOFTMAX),
@@ -410,7 +410,7 @@ def test_a_rounded_but_right_output_is_described_as_rounded():
 
 
 def mha_pytorch_no_scale(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
-    from grader.engine.wrong_implementations import mha_variant
+    from grader.engine.kinds.multi_head_mistakes import mha_variant
 
     return mha_variant(X, W_q, W_k, W_v, W_o, n_heads, mask, proj="transposed", scale="none")
 
@@ -485,7 +485,7 @@ def test_every_grade_uses_the_same_read_only_diagnostic_inputs(kind):
 
 def test_a_second_diagnosis_runs_no_trusted_function_again(monkeypatch):
     from grader.engine import diagnosis
-    from grader.engine.wrong_implementations import attention_missing_scale
+    from grader.engine.kinds.attention_mistakes import attention_missing_scale
 
     probes = diagnosis.fixed_probes(reference.KIND_ATTENTION)
     student = CallableExecutor(attention_missing_scale)

@@ -19,7 +19,7 @@ from grader.engine.grading import (
     grade,
     visible_message,
 )
-from grader.engine.wrong_implementations import attention_naive_softmax
+from grader.engine.kinds.attention_mistakes import attention_naive_softmax
 from tests.grader.fakes import REFERENCE_FUNCS
 from tests.grader.helpers import builtin_spec
 

@@ -10,7 +10,7 @@ from grader.engine.checks.base import Probe, compare_with_reference
 from grader.engine.checks.inputs import attention_call, mha_call, mha_weights, softmax_call
 from grader.engine.executors.base import CallResult, Limits
 from grader.engine.executors.trusted import CallableExecutor
-from grader.engine.wrong_implementations import attention_missing_scale
+from grader.engine.kinds.attention_mistakes import attention_missing_scale
 from tests.grader.variants import attention_einsum, mha_head_loop, softmax_logsumexp
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

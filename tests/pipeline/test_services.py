@@ -61,7 +61,7 @@ def test_a_worker_grades_a_new_submission_on_the_inputs_it_prepared(  # type: ig
     used: list[object] = []
     real_grade = grading.grade
     monkeypatch.setattr(grading, "grade", lambda **kw: used.append(kw["plan"]) or real_grade(**kw))
-    from grader.engine.reference import REFERENCE_SOURCES
+    from grader.engine.kinds import REFERENCE_SOURCES
     from tests.grader.fakes import SourceLookupExecutor
 
     code = REFERENCE_SOURCES["attention"]

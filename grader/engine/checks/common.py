@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from grader.engine import reference
@@ -19,15 +21,18 @@ from grader.engine.checks.base import (
     shape_problem,
     shape_text,
 )
-from grader.engine.checks.inputs import (
-    attention_call,
-    mha_call,
-    mha_weights,
-    softmax_call,
-    unit,
-)
+
+if TYPE_CHECKING:
+    from grader.engine.kinds import Kind
 
 ALL_KINDS = frozenset(reference.KINDS)
+
+
+def _kind(kind: str) -> Kind:
+    # Imported here: the kinds build their inputs with this package's helpers.
+    from grader.engine.kinds import kind_get
+
+    return kind_get(kind)
 
 
 class JudgeInternalError(RuntimeError):
@@ -77,31 +82,8 @@ class Stability(Check):
     def _probe(self, kind: str, rng: np.random.Generator, size: float, dtype: type) -> Probe:
         is32 = dtype is np.float32
         info = {"f32": is32, "size": size}
-        dtype_text = "float32" if is32 else "float64"
-        # Rows alternate between +size and -size offsets (the sign is part of what is tested:
-        # exp overflows on one, underflows to 0/0 on the other).
-        signs = np.where(np.arange(6) % 2 == 0, 1.0, -1.0)
-        if kind == reference.KIND_SOFTMAX:
-            x = signs[:4, None] * size + unit(rng, (4, 9)) * 2.0
-            what = f"{dtype_text} inputs of magnitude about {size:g}"
-            return Probe(softmax_call(x.astype(dtype)), what, info)
-        if kind == reference.KIND_ATTENTION:
-            d_k = 16
-            q, k = unit(rng, (6, d_k)), unit(rng, (8, d_k))
-            # Column 0 adds the same offset (a_i · b / √d_k = ±size) to every score of row i.
-            b = np.sqrt(size * np.sqrt(d_k))
-            q[:, 0], k[:, 0] = signs * b, b
-            v = unit(rng, (8, 5))
-            what = f"{dtype_text} Q, K, V with scores of magnitude about {size:g}"
-            return Probe(
-                attention_call(q.astype(dtype), k.astype(dtype), v.astype(dtype)), what, info
-            )
-        d_model, n_heads = 32, 4
-        x = (unit(rng, (5, d_model)) * np.sqrt(size)).astype(dtype)
-        # X·W keeps the std of X, so per-head scaled scores have std about `size`.
-        weights = tuple(w.astype(dtype) for w in mha_weights(rng, d_model))
-        what = f"{dtype_text} inputs with per-head scores of magnitude about {size:g}"
-        return Probe(mha_call(x, weights, n_heads), what, info)
+        call, what = _kind(kind).stability_call(rng, size, dtype)
+        return Probe(call, f"{'float32' if is32 else 'float64'} {what}", info)
 
     def judge(self, params, probes, results, kind) -> Outcome:
         for probe, result in zip(probes, results, strict=True):
@@ -127,20 +109,10 @@ class WeightsNormalized(Check):
     params = (Param("atol", float, 1e-6, "Allowed error of each sum.", 0.0, 0.1),)
 
     def prepare(self, params, rng, kind) -> list[Probe]:
-        if kind == reference.KIND_SOFTMAX:
-            return [
-                Probe(
-                    softmax_call(unit(rng, (6, 10)) * 3.0), "random x of shape (6, 10)", {"a": -1}
-                ),
-                Probe(
-                    softmax_call(unit(rng, (4, 5, 6)) * 3.0, 1),
-                    "random x of shape (4, 5, 6) with axis=1",
-                    {"a": 1},
-                ),
-            ]
-        n, m, d_k = 7, 9, 16
-        call = attention_call(unit(rng, (n, d_k)), unit(rng, (m, d_k)), np.eye(m))
-        return [Probe(call, f"random Q and K (d_k = {d_k}) with V = identity", {"a": -1})]
+        normalized = _kind(kind).normalized_calls
+        if normalized is None:
+            raise ValueError(f"check {self.name!r} cannot judge a {kind!r} exercise")
+        return [Probe(call, what, {"a": axis}) for call, what, axis in normalized(rng)]
 
     def judge(self, params, probes, results, kind) -> Outcome:
         for probe, result in zip(probes, results, strict=True):
@@ -157,11 +129,7 @@ class WeightsNormalized(Check):
             if abs(worst - 1.0) > params["atol"] or np.min(out) < -params["atol"]:
                 if np.min(out) < -params["atol"] and abs(worst - 1.0) <= params["atol"]:
                     worst = float(np.min(out))
-                template = (
-                    messages.SOFTMAX_NOT_NORMALIZED
-                    if kind == reference.KIND_SOFTMAX
-                    else messages.NOT_NORMALIZED
-                )
+                template = _kind(kind).not_normalized
                 return Outcome(False, template.format(what=probe.what, worst=worst))
         return Outcome(True, messages.PASSED)
 
@@ -173,37 +141,9 @@ class NoMutation(Check):
     kinds = ALL_KINDS
     params = ()
 
-    ARG_NAMES = {
-        reference.KIND_ATTENTION: ("Q", "K", "V", "mask"),
-        reference.KIND_MULTI_HEAD: ("X", "W_q", "W_k", "W_v", "W_o", "n_heads", "mask"),
-        reference.KIND_SOFTMAX: ("x", "axis"),
-    }
-
     def prepare(self, params, rng, kind) -> list[Probe]:
-        if kind == reference.KIND_SOFTMAX:
-            call = softmax_call(unit(rng, (5, 7)) * 3.0, return_inputs=True)
-            return [Probe(call, "random x of shape (5, 7)")]
-        if kind == reference.KIND_ATTENTION:
-            n, m, d_k = 5, 6, 16
-            mask = np.ones((n, m), dtype=bool)
-            mask[:, -1] = False
-            call = attention_call(
-                unit(rng, (n, d_k)),
-                unit(rng, (m, d_k)),
-                unit(rng, (m, 4)),
-                mask,
-                return_inputs=True,
-            )
-            return [Probe(call, f"random Q, K, V (d_k = {d_k}) with a mask")]
-        d_model, n_heads, n = 16, 4, 5
-        call = mha_call(
-            unit(rng, (n, d_model)),
-            mha_weights(rng, d_model),
-            n_heads,
-            np.tril(np.ones((n, n), dtype=bool)),
-            return_inputs=True,
-        )
-        return [Probe(call, f"random X (d_model = {d_model}, {n_heads} heads) with a mask")]
+        call, what = _kind(kind).no_mutation_call(rng)
+        return [Probe(call, what)]
 
     def judge(self, params, probes, results, kind) -> Outcome:
         probe, result = probes[0], results[0]
@@ -216,7 +156,7 @@ class NoMutation(Check):
             return Outcome(False, problem)
         if result.inputs_after is None:
             raise JudgeInternalError("the executor did not return the inputs it was asked for")
-        names = self.ARG_NAMES[kind]
+        names = _kind(kind).parameters
         arrays = [(i, a) for i, a in enumerate(probe.call.args) if isinstance(a, np.ndarray)]
         if len(result.inputs_after) != len(arrays):
             raise JudgeInternalError("the executor returned the wrong number of inputs")
