@@ -27,7 +27,7 @@ from grader.engine.trials import (
 from grader.models import Exercise, TrialRun
 from grader.publish import RUN_TRIAL, task_publish
 from grader.selectors.exercises import exercise_limits
-from grader.services.submissions import SubmissionRejected
+from grader.services.submitting import SubmissionRejected
 from quizsite.ratelimit import rate_limit_hit
 
 if TYPE_CHECKING:
