@@ -163,3 +163,43 @@ def test_the_sweep_stops_publishing_when_the_broker_is_away(user, exercise, monk
         make(user, exercise, queued_at=old)
     queue.submissions_sweep()
     assert len(calls) == 1  # not one publish timeout per row
+
+
+class _Undo(Exception):
+    pass
+
+
+@pytest.mark.parametrize("one_running_per_user", [True, False])
+def test_the_written_out_claim_takes_exactly_the_rows_claimable_selects(
+    user, exercise, one_running_per_user
+) -> None:  # type: ignore[no-untyped-def]
+    from django.db import transaction
+
+    now = timezone.now()
+    hour = timedelta(hours=1)
+    busy, free = student_create(username="busy"), student_create(username="free")
+    rows = [
+        make(user, exercise),
+        make(user, exercise, status=Submission.Status.RUNNING, lease_expires_at=now - hour),
+        make(user, exercise, status=Submission.Status.PASSED),
+        make(user, exercise, status=Submission.Status.INTERNAL_ERROR),
+        make(busy, exercise, status=Submission.Status.RUNNING, lease_expires_at=now + hour),
+        make(busy, exercise),  # waits while its user's other row runs, with the setting on
+        make(free, exercise, status=Submission.Status.RUNNING, lease_expires_at=now - hour),
+        make(free, exercise),
+    ]
+    claimable = Submission.objects.claimable(now=now, one_running_per_user=one_running_per_user)
+    expected = set(claimable.values_list("pk", flat=True))
+    assert expected  # some, not all: the comparison means something
+    claimed = set()
+    with override_settings(GRADER_ONE_RUNNING_PER_USER=one_running_per_user):
+        for row in rows:
+            try:  # each claim alone: a claim makes its user's other rows wait
+                with transaction.atomic():
+                    if queue.submission_claim(submission_id=row.pk, worker="w:1:a"):
+                        claimed.add(row.pk)
+                    raise _Undo
+            except _Undo:
+                pass
+    assert claimed == expected
+    assert len(expected) == (4 if one_running_per_user else 5)
