@@ -133,7 +133,9 @@ class SubmissionQuerySet(TransitionQuerySet):
 
     def claimable(self, *, now: datetime, one_running_per_user: bool) -> Self:
         """What a worker may claim: queued, or running under an expired lease (never because
-        the claimant's name matches: a name is no proof of being the same live process)."""
+        the claimant's name matches: a name is no proof of being the same live process).
+        grader.services.queue writes this condition out for the claim; a test keeps the two
+        equal."""
         rows = self.filter(
             Q(status=Submission.Status.QUEUED)
             | Q(status=Submission.Status.RUNNING, lease_expires_at__lte=now)
@@ -234,7 +236,7 @@ class Submission(models.Model):
     def is_final(self) -> bool:
         return self.status in self.FINAL_STATUSES
 
-    # What a verdict sets, beside the status: the fields verdict_apply writes.
+    # The fields a verdict sets (verdict_apply).
     VERDICT_FIELDS = (
         "status",
         "score",
