@@ -245,7 +245,7 @@ def main() -> int:
                 )
             )
             # As a worker grades a new submission: its inputs prepared while idle (the seed is
-            # drawn at the claim, grader.services.submissions._Plans); both sides alike.
+            # drawn at the claim, grader.services.grading._Plans); both sides alike.
             results[f"base-{name}-ready"] = statistics.median(
                 measure(graded, args.baseline_grades, pause=pause, before=planned)
             )

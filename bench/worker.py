@@ -66,7 +66,7 @@ def main() -> int:
     from grader.engine.sandbox import SandboxExecutor
     from grader.models import Exercise, Submission
     from grader.selectors.exercises import exercise_spec_get
-    from grader.services.submissions import submission_grade
+    from grader.services.grading import submission_grade
 
     call_command("migrate", verbosity=0)
     user, _ = get_user_model().objects.get_or_create(username="bench-worker")

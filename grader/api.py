@@ -40,7 +40,7 @@ from grader.selectors.submissions import (
     submission_queue_position,
     submissions_of_user,
 )
-from grader.services.submissions import (
+from grader.services.submitting import (
     MSG_CODE_EMPTY,
     MSG_SUBMIT_THROTTLED,
     SubmissionRejected,

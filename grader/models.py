@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Self
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from grader.engine.limits import CODE_MAX_BYTES
+from grader.engine.status import VerdictStatus
+
+if TYPE_CHECKING:
+    from grader.engine.grading import Verdict
+
+
+class TransitionQuerySet(models.QuerySet):
+    """Rows a worker moves from one state to the next; the queryset is the condition."""
+
+    def transition(self, pk: int, **values: Any) -> bool:
+        """Set ``values`` on the row ``pk`` if it still matches this queryset; True if this
+        caller moved it.
+
+        The one claim idiom of the project (a grade, a staff job, a lease, a verdict's write):
+        a single conditional UPDATE, never read-then-write. A redelivered message, the
+        sweeper's re-publish and the original can reach two workers at once, and only one
+        UPDATE can match: PostgreSQL re-checks the condition on the row the other committed,
+        SQLite runs one writer at a time.
+        """
+        return bool(self.filter(pk=pk).update(**values))
 
 
 class Exercise(models.Model):
@@ -97,16 +119,60 @@ class ExerciseCheck(models.Model):
         Exercise.objects.filter(pk=self.exercise_id).update(updated_at=timezone.now())
 
 
+class SubmissionQuerySet(TransitionQuerySet):
+    def queued(self) -> Self:
+        return self.filter(status=Submission.Status.QUEUED)
+
+    def waiting(self) -> Self:
+        """Queued or running: what the queue caps count."""
+        return self.filter(status__in=Submission.WAITING_STATUSES)
+
+    def lease_expired(self, *, now: datetime) -> Self:
+        """Running under a lease that ran out: its worker died or is wedged."""
+        return self.filter(status=Submission.Status.RUNNING, lease_expires_at__lte=now)
+
+    def claimable(self, *, now: datetime, one_running_per_user: bool) -> Self:
+        """What a worker may claim: queued, or running under an expired lease (never because
+        the claimant's name matches: a name is no proof of being the same live process).
+        grader.services.queue writes this condition out for the claim; a test keeps the two
+        equal."""
+        rows = self.filter(
+            Q(status=Submission.Status.QUEUED)
+            | Q(status=Submission.Status.RUNNING, lease_expires_at__lte=now)
+        )
+        if one_running_per_user:
+            # Fair share: while one of a user's submissions runs (under a live lease), their
+            # others wait, so three accounts burning CPU hold at most one worker slot each.
+            live = Submission.objects.filter(
+                user=OuterRef("user"), status=Submission.Status.RUNNING, lease_expires_at__gt=now
+            ).exclude(pk=OuterRef("pk"))
+            rows = rows.exclude(Exists(live))
+        return rows
+
+    def held(self, submission: Submission) -> Self:
+        """The row while the claim ``submission`` holds it. ``attempts`` is the fencing token
+        (a takeover bumps it), ``worker`` the holder: a late write or heartbeat of a holder
+        whose lease ran out and was taken over matches nothing."""
+        return self.filter(
+            pk=submission.pk,
+            status=Submission.Status.RUNNING,
+            attempts=submission.attempts,
+            worker=submission.worker,
+        )
+
+
 class Submission(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
-        PASSED = "passed", "Passed"
-        FAILED = "failed", "Failed"
-        ERROR = "error", "Error"  # the student's code could not be evaluated
-        INTERNAL_ERROR = "internal-error", "Internal error"  # ours; never charged
+        # The final states are the engine's verdict statuses (grader.engine.status).
+        PASSED = VerdictStatus.PASSED.value, "Passed"
+        FAILED = VerdictStatus.FAILED.value, "Failed"
+        ERROR = VerdictStatus.ERROR.value, "Error"  # the student's code could not be evaluated
+        INTERNAL_ERROR = VerdictStatus.INTERNAL_ERROR.value, "Internal error"  # ours; not charged
 
     FINAL_STATUSES = (Status.PASSED, Status.FAILED, Status.ERROR, Status.INTERNAL_ERROR)
+    WAITING_STATUSES = (Status.QUEUED, Status.RUNNING)
     SEED_UNDRAWN = -1  # seeds are drawn from [0, 2**31)
     # Not stored: the queue position submission_create counted in the transaction that
     # inserted the row, so the submit's answer needs no second count. None on rows read back.
@@ -148,6 +214,8 @@ class Submission(models.Model):
     regrade_old_status = models.CharField(max_length=20, blank=True)
     regrade_old_score = models.FloatField(null=True, blank=True)
 
+    objects = SubmissionQuerySet.as_manager()
+
     class Meta:
         ordering = ("-received_at", "-id")
         indexes = [
@@ -168,6 +236,52 @@ class Submission(models.Model):
     def is_final(self) -> bool:
         return self.status in self.FINAL_STATUSES
 
+    # The fields a verdict sets (verdict_apply).
+    VERDICT_FIELDS = (
+        "status",
+        "score",
+        "checks",
+        "diagnosis",
+        "message",
+        "stdout",
+        "plots",
+        "finished_at",
+        "lease_expires_at",
+    )
+
+    def verdict_apply(
+        self, verdict: Verdict, *, plots: dict[str, Any] | None = None, now: datetime | None = None
+    ) -> dict[str, Any]:
+        """Set this row's verdict fields from the engine's verdict; returns them by name, for
+        the conditional write of the claim that holds the row (grader.services.queue)."""
+        self.status = verdict.status
+        # An internal error is no verdict on the student's code: it has no score.
+        internal = verdict.status == VerdictStatus.INTERNAL_ERROR
+        self.score = None if internal else float(verdict.score)
+        self.checks = [
+            {
+                "name": c.name,
+                "label": c.label,
+                "passed": c.passed,
+                "message": c.message,
+                "weight": c.weight,
+                "visibility": c.visibility,
+            }
+            for c in verdict.checks
+        ]
+        self.diagnosis = list(verdict.diagnosis)
+        self.message = verdict.message
+        self.stdout = verdict.stdout
+        self.plots = plots or {}
+        self.finished_at = now or timezone.now()
+        self.lease_expires_at = None
+        return {name: getattr(self, name) for name in self.VERDICT_FIELDS}
+
+
+class WorkerJobQuerySet(TransitionQuerySet):
+    def queued(self) -> Self:
+        return self.filter(status=WorkerJob.Status.QUEUED)
+
 
 class WorkerJob(models.Model):
     """A staff request that a worker computes (the web runs no sandbox): queued, claimed once
@@ -186,6 +300,8 @@ class WorkerJob(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    objects = WorkerJobQuerySet.as_manager()
+
     class Meta:
         abstract = True
         ordering = ("-created_at", "-id")
@@ -196,12 +312,11 @@ class WorkerJob(models.Model):
 
     @classmethod
     def claim(cls, pk: int) -> WorkerJob | None:
-        """The job, now running, if this caller is the one to run it; else None."""
-        # Conditional update: a redelivered message must not run the same job twice.
-        claimed = cls.objects.filter(pk=pk, status=cls.Status.QUEUED).update(
-            status=cls.Status.RUNNING
-        )
-        return cls.objects.select_related("exercise").get(pk=pk) if claimed else None
+        """The job, now running, if this caller is the one to run it; else None (a redelivered
+        message must not run the same job twice)."""
+        if not cls.objects.queued().transition(pk, status=cls.Status.RUNNING):
+            return None
+        return cls.objects.select_related("exercise").get(pk=pk)
 
     def finish(self, *, failed: bool, fields: tuple[str, ...] = ()) -> None:
         self.status = self.Status.FAILED if failed else self.Status.DONE

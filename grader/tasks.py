@@ -17,8 +17,9 @@ from grader.publish import (
     VALIDATE_EXERCISE,
 )
 from grader.services.exercises import exercise_validation_run
+from grader.services.grading import submission_grade
+from grader.services.queue import submissions_sweep
 from grader.services.regrades import regrade_preview_run
-from grader.services.submissions import submission_grade, submissions_sweep
 from grader.services.trials import trial_run_execute
 from grader.worker import executor_close, executor_get, worker_identity
 

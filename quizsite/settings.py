@@ -360,7 +360,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # The worker's own connection; publishing uses tighter bounds (grader/publish.py).
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
-    # Fair share: a grade task's priority, 0 (first) to 9 (grader.services.submissions). One
+    # Fair share: a grade task's priority, 0 (first) to 9 (grader.services.submitting). One
     # Redis list per step, consumed in ascending order (kombu's BRPOP lists them so), so ten
     # steps keep every level apart; publisher and worker must agree on them. The queue order
     # stays round-robin, not "priority": priority steps are consumed before queues whatever
@@ -395,14 +395,14 @@ CELERY_BEAT_SCHEDULE = {
     }
 }
 
-# Grading pipeline (see grader/services/submissions.py).
+# Grading pipeline (see grader/services/queue.py).
 # A claim on a running submission lasts this long unless renewed; past it the sweeper hands the
 # row to another worker. Short, so a dead worker's submission is graded again within about
 # lease + sweep interval + one grade (about 20 s with the defaults).
 GRADER_LEASE_SECONDS = env.float("GRADER_LEASE_SECONDS", default=15.0)
 # How often a grading worker renews its lease: a few renewals fit in one lease, so a slow
 # database round trip or two never lets a live grade's lease lapse. A claim is first renewed
-# within two of these (grader.services.submissions._Heartbeat): keep the lease above that.
+# within two of these (grader.heartbeat): keep the lease above that.
 GRADER_HEARTBEAT_SECONDS = env.float("GRADER_HEARTBEAT_SECONDS", default=5.0)
 if GRADER_LEASE_SECONDS <= 2 * GRADER_HEARTBEAT_SECONDS:
     raise ImproperlyConfigured("GRADER_LEASE_SECONDS must exceed 2 x GRADER_HEARTBEAT_SECONDS")

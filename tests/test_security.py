@@ -24,7 +24,7 @@ from common.middleware import MSG_BODY_TOO_LARGE
 from common.parsers import MSG_JSON_TOO_DEEP
 from grader.models import Exercise, ExerciseCheck, Submission
 from grader.selectors.submissions import MSG_CHECK_HIDDEN
-from grader.services.submissions import MSG_SUBMIT_THROTTLED
+from grader.services.submitting import MSG_SUBMIT_THROTTLED
 from questions.services import ANSWER_THROTTLED
 from tests.factories import submission_create, user_create
 
@@ -366,26 +366,27 @@ def _queued(owner, **fields) -> Submission:
 
 
 def test_one_running_submission_per_user_and_the_rest_wait(monkeypatch) -> None:
-    from grader.services import submissions as services
+    from grader.services import grading
+    from grader.services.queue import submission_claim
 
     republished: list[tuple[int, float | None]] = []
     monkeypatch.setattr(
-        services,
+        grading,
         "submission_enqueue",
         lambda *, submission_id, countdown=None: republished.append((submission_id, countdown)),
     )
     burner, honest = user("burner"), user("honest")
     first, second = _queued(burner), _queued(burner)
     mine = _queued(honest)
-    assert services.submission_claim(submission_id=first.pk, worker="w1") is not None
+    assert submission_claim(submission_id=first.pk, worker="w1") is not None
     # The burner's second waits while the first runs, and goes back to the queue shortly...
-    assert services.submission_grade(submission_id=second.pk, worker="w2", executor=None) is None
+    assert grading.submission_grade(submission_id=second.pk, worker="w2", executor=None) is None
     second.refresh_from_db()
     assert second.status == Submission.Status.QUEUED and republished == [(second.pk, 1.0)]
     # ...while another user's submission is claimed at once.
-    assert services.submission_claim(submission_id=mine.pk, worker="w2") is not None
+    assert submission_claim(submission_id=mine.pk, worker="w2") is not None
     Submission.objects.filter(pk=first.pk).update(status=Submission.Status.PASSED)
-    assert services.submission_claim(submission_id=second.pk, worker="w2") is not None
+    assert submission_claim(submission_id=second.pk, worker="w2") is not None
 
 
 def test_a_queued_submission_shows_its_place_in_the_queue() -> None:

@@ -14,7 +14,6 @@ from grader.engine import limits as grading_limits
 from grader.engine.executors.base import Limits
 from grader.engine.grading import CheckSpec, ExerciseSpec
 from grader.models import Exercise, ExerciseValidation, Submission
-from quizsite.rows import row_get
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -129,10 +128,12 @@ def exercise_progress(*, exercise: Exercise) -> str:
 
 
 def exercise_get_published(*, slug: str) -> Exercise:
-    """The published exercise of this slug, or 404: read on every submit, so by a statement
-    written out once per process (quizsite.rows)."""
-    exercise = row_get(Exercise, lookup="slug", value=slug)
-    if exercise is None or not exercise.is_published:
+    """The published exercise of this slug, or 404 (read on every submit)."""
+    try:
+        exercise = Exercise.objects.get(slug=slug)
+    except Exercise.DoesNotExist:
+        raise Http404("No such exercise.") from None
+    if not exercise.is_published:
         raise Http404("No such exercise.")
     return exercise
 

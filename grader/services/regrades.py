@@ -9,7 +9,7 @@ apply:   submissions_regrade (a Regrade row; each submission keeps its old verdi
          a RegradeNotice when the score or the status changed -> the student's pages show it
          until they dismiss it (regrade_notice_dismiss).
 
-This module imports nothing of grader.services.submissions (which calls into it).
+This module imports nothing of grader.services.queue (which calls into it).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from grader.engine.trials import (
 from grader.models import Exercise, TrialRun
 from grader.publish import RUN_TRIAL, task_publish
 from grader.selectors.exercises import exercise_limits
-from grader.services.submissions import SubmissionRejected
+from grader.services.submitting import SubmissionRejected
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser

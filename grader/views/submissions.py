@@ -31,7 +31,7 @@ from grader.selectors.submissions import (
     submission_queue_text,
     submissions_of_user,
 )
-from grader.services.submissions import SubmissionRejected, submission_create
+from grader.services.submitting import SubmissionRejected, submission_create
 
 POLL_INTERVAL = "700ms"
 MSG_BAD_QUERY = "Bad request: a parameter of this page is not valid."

@@ -34,7 +34,7 @@ from grader.engine.trials import (
 from grader.forms import SubmitForm
 from grader.models import Exercise, TrialRun
 from grader.selectors.trials import trial_run_get_for_user, trial_run_is_stale
-from grader.services.submissions import MSG_CODE_EMPTY
+from grader.services.submitting import MSG_CODE_EMPTY
 from grader.services.trials import TrialRejected, trial_run_create
 
 POLL_INTERVAL = "500ms"

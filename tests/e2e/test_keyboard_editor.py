@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from grader.models import Submission
-from grader.services.submissions import MSG_CODE_UNCHANGED
+from grader.services.submitting import MSG_CODE_UNCHANGED
 from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS
 
 pytestmark = [

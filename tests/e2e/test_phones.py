@@ -24,7 +24,7 @@ from grader.engine.kinds.attention_mistakes import attention_missing_scale
 from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS, misconception_describe
 from grader.models import Exercise, ExerciseValidation, Submission, TrialRun
 from grader.selectors.exercises import exercise_list_published
-from grader.services.submissions import submission_grade
+from grader.services.grading import submission_grade
 from questions.models import Question
 from tests.e2e.flows import example_answers_sampled
 from tests.factories import student_create, submission_create

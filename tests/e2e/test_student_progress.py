@@ -11,7 +11,7 @@ from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from grader.models import Exercise, Submission
-from grader.services.submissions import submission_create
+from grader.services.submitting import submission_create
 from tests import factories
 from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS, submit_code
 from tests.factories import student_create

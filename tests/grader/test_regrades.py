@@ -13,12 +13,14 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from grader.engine.grading import Verdict
 from grader.models import Exercise, Regrade, RegradeNotice, RegradePreview, Submission
 from grader.selectors.regrades import (
     regrade_notices_unseen,
     regrade_preview_current,
     regrade_progress_latest,
 )
+from grader.services.queue import submission_claim, submission_finish
 from grader.services.regrades import (
     MSG_PREVIEW_USED,
     MSG_REGRADE_IN_PROGRESS,
@@ -27,7 +29,6 @@ from grader.services.regrades import (
     regrade_notice_dismiss,
     submissions_regrade,
 )
-from grader.services.submissions import submission_claim, submission_finish
 from tests.factories import exercise_get, submission_create, user_create
 
 pytestmark = pytest.mark.django_db
@@ -60,7 +61,8 @@ def _grade(submission: Submission, *, status: str, score: float | None) -> None:
     """What a worker does with a queued row: claim it, store a verdict."""
     claimed = submission_claim(submission_id=submission.pk, worker="test-worker")
     assert claimed is not None
-    assert submission_finish(submission=claimed, verdict={"status": status, "score": score})
+    verdict = Verdict(status=status, score=0.0 if score is None else score)
+    assert submission_finish(submission=claimed, verdict=verdict)
 
 
 def _done_preview(exercise: Exercise, user: Any, **fields: Any) -> RegradePreview:
@@ -130,7 +132,7 @@ def test_finishing_an_ordinary_submission_costs_one_query() -> None:
     s = _submission(_user("ann"), status="queued", score=None)
     claimed = submission_claim(submission_id=s.pk, worker="w")
     with CaptureQueriesContext(connection) as queries:
-        submission_finish(submission=claimed, verdict={"status": "passed", "score": 1.0})
+        submission_finish(submission=claimed, verdict=Verdict(status="passed", score=1.0))
     assert len(queries) == 1  # the conditional UPDATE; no regrade lookup
 
 
@@ -282,7 +284,7 @@ def test_a_regrade_is_never_seen_done_before_its_notices_are_stored(monkeypatch)
 
     from django.db import connections
 
-    from grader.services import submissions as services
+    from grader.services import queue as services
 
     s = _submission(_user("ann"), status="failed", score=0.0)
     exercise = exercise_get(slug=SLUG)

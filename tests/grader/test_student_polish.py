@@ -15,8 +15,8 @@ from grader.engine.sandbox.messages import MSG_CPU_LIMIT, MSG_SYNTAX_ERROR
 from grader.models import Exercise, Submission
 from grader.selectors.exercises import exercise_statement_parts
 from grader.selectors.misconceptions import misconceptions_described
-from grader.services import submissions as services
-from grader.services.submissions import MSG_CODE_UNCHANGED, is_starter_code
+from grader.services import submitting as services
+from grader.services.submitting import MSG_CODE_UNCHANGED, is_starter_code
 
 pytestmark = pytest.mark.django_db
 SLUG = "scaled-dot-product-attention"

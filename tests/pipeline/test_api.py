@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from grader.api import MSG_THROTTLED
 from grader.models import Exercise, ExerciseCheck, Submission
 from grader.selectors.submissions import MSG_CHECK_AFTER_DEADLINE, MSG_CHECK_HIDDEN
-from grader.services import submissions as services
+from grader.services import submitting as services
 from tests.factories import student_create, submission_create
 
 pytestmark = pytest.mark.django_db

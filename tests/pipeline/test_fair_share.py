@@ -16,7 +16,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from grader.models import Exercise, Submission
-from grader.services.submissions import fair_share_priority, submission_priority
+from grader.services.submitting import fair_share_priority, submission_priority
 from tests.factories import student_create, submission_create
 from tests.pipeline.stack import Worker, golden, submit, wait_until
 
@@ -100,7 +100,7 @@ def test_a_new_submission_is_stored_and_published_with_its_priority_at_once(
 ) -> None:
     # Computed from the rows read for the queue cap, in the creating transaction: the same
     # priority the enqueue would compute afterwards, with no UPDATE of the new row.
-    from grader.services import submissions as services
+    from grader.services import submitting as services
 
     settings.GRADER_FAIR_SHARE_WINDOW_SECONDS = 600
     settings.GRADER_FAIR_SHARE_STEP_SECONDS = 1.0

@@ -257,7 +257,7 @@ def test_two_workers_in_separate_pid_namespaces_never_grade_one_submission_twice
     redis_server: Redis, client: APIClient
 ) -> None:
     """Two containers on one host: same host:pid identities, one queue, duplicate deliveries."""
-    from grader.services.submissions import submission_enqueue
+    from grader.services.submitting import submission_enqueue
 
     a, b = Worker("pidns-a"), Worker("pidns-b")
     beats = [Beat("pidns-beat-1"), Beat("pidns-beat-2")]  # two beats at once, as outside

@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from grader.models import Submission
-from grader.services import submissions as services
+from grader.services import submitting as services
 from tests.factories import exercise_get, submission_create, user_create
 from tests.pipeline.stack import golden
 
