@@ -221,14 +221,24 @@ def _phases(
     n_check: int,
     n_pictures: int,
 ) -> Verdict:
-    """Judge the first phase; only if a check failed, run the diagnosis's calls as the second
-    (and judge the remaining checks while they compute)."""
+    """Judge each check as soon as its calls are done; only if one failed, run the diagnosis's
+    calls as the second phase (and judge the remaining checks while they compute)."""
+    outcomes: list[CheckResult] = []
+    for item in planned:
+        # The checks judged here while the child computes the next ones' calls.
+        need = item.start + len(item.probes)
+        so_far = run.wait(at_least=need)
+        if len(so_far.calls) < need or so_far.status != RunStatus.OK:
+            break  # the run ended first: judged below with the reason
+        outcomes.append(_judge_check(spec, item, so_far.calls, reason="")[0])
+        if not outcomes[-1].passed and diag:
+            break  # the diagnosis is wanted: ask for it as soon as the first phase is done
     first = run.wait()
     if len(first.calls) > n_check + n_pictures:
         raise JudgeInternalError("the executor returned more results than calls")
     pictures = tuple(first.calls[n_check:])
     can_go_on = first.status == RunStatus.OK  # a run that ended has no second phase
-    if len(first.calls) >= n_check and first.status.verdict != VerdictStatus.INTERNAL_ERROR:
+    if len(first.calls) >= n_check > 0 and first.status.verdict != VerdictStatus.INTERNAL_ERROR:
         # Every check's call finished: a limit hit among the pictures' is not the checks' fault.
         first = RunResult(RunStatus.OK, list(first.calls[:n_check]), "", first.stdout)
     if first.status.verdict == VerdictStatus.INTERNAL_ERROR:
@@ -238,10 +248,12 @@ def _phases(
         return Verdict(
             status=VerdictStatus.ERROR, score=0.0, message=first.message, stdout=first.stdout
         )
+    wanted = bool(diag) and can_go_on and not all(c.passed for c in outcomes)
+    if wanted:
+        run.more(diag_calls)
     results: list[CallResult | None] = [*first.calls, *[None] * (n_check - len(first.calls))]
-    outcomes, judged_any = [], False
-    wanted = False
-    for item in planned:
+    judged_any = bool(outcomes)
+    for item in planned[len(outcomes) :]:
         outcome, judged = _judge_check(spec, item, results, first.message)
         outcomes.append(outcome)
         judged_any = judged_any or judged

@@ -114,14 +114,15 @@ class RunRequest:
 class Run(Protocol):
     """A run in progress. The caller drives it; the executor never calls back.
 
-    ``wait`` blocks until every call handed over so far is done, or the run ended (a limit, a
-    crash), and returns the results of all of them in order. ``more`` hands over a second
+    ``wait`` blocks until every call handed over so far is done (or, with ``at_least``, that
+    many), or the run ended (a limit, a crash), and returns the results so far in order: fewer
+    than ``at_least`` only if the run ended. ``more`` hands over a second
     phase of calls (only if the request allowed it, only after ``wait`` returned OK, at most
     once) and returns at once: the caller's trusted work then overlaps with them, and ``wait``
     collects them. ``close`` ends the run; a run is also a context manager that closes it.
     """
 
-    def wait(self) -> RunResult: ...
+    def wait(self, at_least: int | None = None) -> RunResult: ...
 
     def more(self, calls: Sequence[Call]) -> None: ...
 
@@ -159,7 +160,7 @@ class LocalRun:
         self._second_phase = request.second_phase
         self._result = compute(request.calls)
 
-    def wait(self) -> RunResult:
+    def wait(self, at_least: int | None = None) -> RunResult:
         return self._result
 
     def more(self, calls: Sequence[Call]) -> None:

@@ -25,6 +25,10 @@ from grader.engine.sandbox.pool import Broken, Child, ChildPool, fds_poll
 
 log = logging.getLogger("grader.engine.sandbox")
 
+# How often the result area is read while a caller waits for part of the calls (the child
+# writes there without waking us: a run costs two wake-ups, not one per call).
+PEEK_SECONDS = 0.0003
+
 
 class SandboxRun:
     """A run of one request in one fresh child. ``on_end`` (the executor's) is told once the
@@ -65,13 +69,20 @@ class SandboxRun:
 
     # --- the caller's steps -------------------------------------------------------------------
 
-    def wait(self) -> RunResult:
-        """Every call sent so far answered, or the run's end."""
-        if self._result is None and not self._state.paused:
+    def wait(self, at_least: int | None = None) -> RunResult:
+        """Every call sent so far answered (or, with ``at_least``, that many), or the run's
+        end: the results so far."""
+        state = self._state
+        if at_least is not None and len(state.results) >= at_least:
+            return self._so_far()
+        if self._result is None and not state.paused:
             try:
-                self._step(until_written=False)
+                self._step(until_written=False, at_least=at_least)
             except Broken as e:
                 self._broken(e)
+        return self._so_far()
+
+    def _so_far(self) -> RunResult:
         if self._result is not None:
             return self._result
         state = self._state
@@ -147,9 +158,10 @@ class SandboxRun:
         self._killed_for = status
         self._finish()
 
-    def _step(self, *, until_written: bool) -> None:
+    def _step(self, *, until_written: bool, at_least: int | None = None) -> None:
         """Feed the child and read its replies: until the request is written (or, with
-        ``until_written`` False, the calls sent so far are answered), or the run ends."""
+        ``until_written`` False, the calls sent so far are answered, or ``at_least`` of them),
+        or the run ends."""
         child, state, zygote = self._child, self._state, self._pool.zygote
         assert child is not None and zygote is not None
         while True:
@@ -163,6 +175,8 @@ class SandboxRun:
                 return
             if state.paused:
                 self._drain_stdout()
+                return
+            if at_least is not None and len(state.results) >= at_least:
                 return
             if self._exit is None:
                 self._exit = zygote.exits.pop(child.pid, None)
@@ -184,7 +198,15 @@ class SandboxRun:
             if self._out_open:
                 rlist.append(child.out_r)
             wlist = [child.req_w] if self._to_write else []
-            r, w = fds_poll(rlist, wlist, self._deadline - now)
+            peek = at_least is not None and not self._to_write
+            r, w = fds_poll(
+                rlist,
+                wlist,
+                min(self._deadline - now, PEEK_SECONDS) if peek else self._deadline - now,
+            )
+            if peek and not r and not codec.area_collect(state, child.area):
+                self._kill(RunStatus.BAD_OUTPUT)
+                return
             if w:
                 self._write()
             if child.out_r in r:

@@ -44,7 +44,7 @@ class _FailedRun:
     def __init__(self, result: RunResult) -> None:
         self._result = result
 
-    def wait(self) -> RunResult:
+    def wait(self, at_least: int | None = None) -> RunResult:
         return self._result
 
     def more(self, calls: Any) -> None:
