@@ -340,6 +340,22 @@ def test_the_callers_work_between_start_and_wait_leaves_the_run_as_it_is(
     assert [list(c.output) for c in run.calls] == [[0.0, 2.0, 4.0]] * 4
 
 
+def test_a_caller_may_wait_for_the_first_results_only(sandbox: FencedSandbox) -> None:
+    # 50 ms a call: the first result is read from the area long before the last call ends.
+    code = "import time\ndef f(x):\n    time.sleep(0.05)\n    return x\n"
+    seen, run = sandbox.call(
+        "run_partial",
+        run={
+            "code": code,
+            "entry_point": "f",
+            "calls": [Call(args=(np.arange(3.0),)) for _ in range(4)],
+            "limits": Limits(),
+        },
+    )
+    assert 1 <= seen < 4
+    assert run.status == RunStatus.OK and len(run.calls) == 4
+
+
 # The code counts its calls in what it prints: a second phase never asked for never runs.
 COUNTING = "n = 0\ndef f(x):\n    global n\n    n += 1\n    print('call', n)\n    return x * n\n"
 
