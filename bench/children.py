@@ -98,13 +98,14 @@ def main() -> int:
     args = parser.parse_args()
 
     from grader.engine import grading
-    from grader.engine.executors.extra import ExtraCallsExecutor
+    from grader.engine.executors.base import RunRequest
     from grader.engine.plots import plot_calls
     from grader.engine.sandbox import executor as sandbox_executor
+    from grader.engine.sandbox import pool
 
     faults: list[int] = []
     child_cpu: list[float] = []  # each child's own CPU, from the zygote's exit report (wait4)
-    receive = sandbox_executor._Zygote.receive
+    receive = pool.Zygote.receive
 
     def recording(self: Any, timeout: float) -> Any:
         msg = receive(self, timeout)
@@ -113,13 +114,13 @@ def main() -> int:
             child_cpu.append(float(msg["cpu"]))
         return msg
 
-    sandbox_executor._Zygote.receive = recording  # type: ignore[method-assign]
+    pool.Zygote.receive = recording  # type: ignore[method-assign]
     spec = exercise_spec()
     _, calls, _ = grading._plan(spec, SEED)
     print(f"load average at the start: {load()} (2 cores)")
     ex = sandbox_executor.SandboxExecutor()
-    zygote = str(ex._zygote.proc.pid) if ex._zygote else ""
-    group = ex._cgroup
+    zygote = str(ex._pool.zygote.proc.pid) if ex._pool.zygote else ""
+    group = ex._pool.cgroup
 
     def pids() -> list[str]:
         members = (group / "cgroup.procs").read_text().split() if group else []
@@ -127,7 +128,7 @@ def main() -> int:
 
     runs: dict[str, Callable[[int], Any]] = {
         "one tiny call": lambda i: ex.run(
-            code=CORRECT, entry_point="attention", calls=calls[:1], limits=spec.limits
+            RunRequest(CORRECT, "attention", tuple(calls[:1]), spec.limits)
         ),
         "correct grade": lambda i: grading.grade(
             spec=spec, code=CORRECT, seed=SEED + i, executor=ex
@@ -136,7 +137,8 @@ def main() -> int:
             spec=spec,
             code=CORRECT,
             seed=SEED + i,
-            executor=ExtraCallsExecutor(ex, plot_calls(spec.kind)),
+            executor=ex,
+            pictures=plot_calls(spec.kind),
         ),
     }
     rows = []

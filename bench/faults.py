@@ -56,25 +56,25 @@ def main() -> int:
         return 1
     import numpy as np
 
-    from grader.engine.executors.base import Call, Limits
+    from grader.engine.executors.base import Call, RunRequest
     from grader.engine.sandbox import SandboxExecutor
 
     print(f"load average at the start: {load()} (2 cores)")
     ex = SandboxExecutor()
     tmp = Path(tempfile.mkdtemp(prefix="bench-faults-"))
     try:
-        assert ex._zygote is not None
-        zygote = python_zygote(ex._zygote.proc.pid)
+        assert ex._pool.zygote is not None
+        zygote = python_zygote(ex._pool.zygote.proc.pid)
         maps = regions(zygote)
-        code, calls = "def f(x):\n    return x\n", [Call(args=(np.ones(3),))]
+        code, calls = "def f(x):\n    return x\n", (Call(args=(np.ones(3),)),)
         for _ in range(10):
-            ex.run(code=code, entry_point="f", calls=calls, limits=Limits())
+            ex.run(RunRequest(code, "f", calls))
         data = tmp / "perf.data"
         record = ["perf", "record", "-e", "page-faults", "-c", "1", "-d", "-a", "-o", str(data)]
         perf = subprocess.Popen(record, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)  # perf is recording
         for _ in range(args.runs):
-            ex.run(code=code, entry_point="f", calls=calls, limits=Limits())
+            ex.run(RunRequest(code, "f", calls))
         time.sleep(0.3)  # the last child exits
         perf.send_signal(signal.SIGINT)
         perf.wait(60)

@@ -34,8 +34,8 @@ from bench.common import CORRECT, ROOT, load, pct
 from grader.engine.executors.base import (
     Call,
     CallResult,
-    Gate,
-    Limits,
+    LocalRun,
+    RunRequest,
     RunResult,
     RunStatus,
 )
@@ -124,20 +124,31 @@ def baseline_request(code: str, entry_point: str, calls: Sequence[Call]) -> byte
 
 class FreshInterpreterExecutor:
     """The naive design as an Executor: one fresh ``python -I`` per run, no isolation. For the
-    benchmark's own trusted files only."""
+    benchmark's own trusted files only.
 
-    def run(
-        self,
-        *,
-        code: str,
-        entry_point: str,
-        calls: Sequence[Call],
-        limits: Limits,
-        while_running: Callable[[], None] | None = None,
-        gate: Gate | None = None,
-    ) -> RunResult:
-        # The naive design runs every call in one go; the gate then only drops the results
-        # after it (the judging at the gate is still done, so both sides judge alike).
+    It runs every call in one go, the second phase's too (``ahead``: the diagnosis's calls,
+    the same in every grade); a second phase asked for is then served from those results."""
+
+    def __init__(self, ahead: Sequence[Call] = ()) -> None:
+        self.ahead = tuple(ahead)
+
+    def start(self, request: RunRequest) -> LocalRun:
+        ahead = self.ahead if request.second_phase else ()
+        whole = self._run(request.code, request.entry_point, (*request.calls, *ahead))
+        n = len(request.calls)
+
+        def phase(calls: Sequence[Call]) -> RunResult:
+            if calls is request.calls:
+                return RunResult(RunStatus.OK, whole.calls[:n])
+            same = len(calls) == len(ahead) and all(
+                a is b for a, b in zip(calls, ahead, strict=True)
+            )
+            assert same, "the bench knows the second phase ahead"
+            return RunResult(RunStatus.OK, whole.calls[n:])
+
+        return LocalRun(phase, request)
+
+    def _run(self, code: str, entry_point: str, calls: Sequence[Call]) -> RunResult:
         proc = subprocess.run(
             [sys.executable, "-I", "-c", BASELINE_CHILD],
             input=baseline_request(code, entry_point, calls),
@@ -145,8 +156,6 @@ class FreshInterpreterExecutor:
             check=True,
             env={"OPENBLAS_NUM_THREADS": "1"},  # the fair, faster setting (see findings)
         )
-        if while_running is not None:
-            while_running()
         n = int.from_bytes(proc.stdout[:8], "little")
         errors = {int(k): v for k, v in json.loads(proc.stdout[8 : 8 + n]).items()}
         results = []
@@ -160,11 +169,6 @@ class FreshInterpreterExecutor:
                 )
                 after = tuple(z[f"i{i}_{j}"] for j in range(n_inputs)) if n_inputs else None
                 results.append(CallResult(output=z[f"o{i}"], inputs_after=after))
-        if gate is not None:
-            if not gate.go_on(results[: gate.after]):
-                results = results[: gate.after]
-            elif gate.meanwhile is not None:
-                gate.meanwhile()
         return RunResult(RunStatus.OK, results)
 
     def close(self) -> None:
@@ -210,19 +214,23 @@ def main() -> int:
     parser.add_argument("--pause-ms", type=float, default=20.0)
     args = parser.parse_args()
 
-    from grader.engine.grading import FAILED, PASSED, _plan, grade, grade_plan
+    from grader.engine.grading import _plan, grade, grade_plan
     from grader.engine.sandbox import SandboxExecutor
+    from grader.engine.status import VerdictStatus
 
     spec = exercise_spec()
     pause = args.pause_ms / 1000
     print(f"load average at the start: {load()} (2 cores)")
-    fresh = FreshInterpreterExecutor()
+    _, calls, diag = _plan(spec, SEED)
+    fresh = FreshInterpreterExecutor(calls[len(calls) - len(diag) :])
     sandbox = SandboxExecutor()
     results: dict[str, float] = {}
     try:
         sandbox.self_check()
-        _, calls, _ = _plan(spec, SEED)
-        for code, status, name in ((CORRECT, PASSED, "correct"), (WRONG, FAILED, "wrong")):
+        for code, status, name in (
+            (CORRECT, VerdictStatus.PASSED, "correct"),
+            (WRONG, VerdictStatus.FAILED, "wrong"),
+        ):
             # Same verdict both ways, or the comparison means nothing.
             a = grade(spec=spec, code=code, seed=SEED, executor=fresh)
             b = grade(spec=spec, code=code, seed=SEED, executor=sandbox)
@@ -259,9 +267,7 @@ def main() -> int:
             )
             print(f"  {name}: {b.status}, diagnosis {list(b.diagnosis) or 'none'}")
         run_alone = measure(
-            lambda _: sandbox.run(
-                code=CORRECT, entry_point="attention", calls=calls, limits=Limits()
-            ),
+            lambda _: sandbox.run(RunRequest(CORRECT, "attention", tuple(calls))),
             args.grades,
             pause=pause,
         )

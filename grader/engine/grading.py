@@ -1,14 +1,13 @@
 """Grade one submission: ``grade(*, spec, code, seed, executor) -> Verdict``. No Django imports.
 
-One ``executor.run`` per grade, with every call batched (the checks' calls, then the
-diagnosis's), because a run is what costs time in the sandbox. The executor only computes the
-student's outputs; the checks and the diagnosis judge them here, in trusted code.
+One run per grade, because a run is what costs time in the sandbox: the checks' calls (and
+the pictures', if asked for) first, then, only if a check failed, the diagnosis's calls as the
+run's second phase. The executor only computes the student's outputs and never calls back; the
+checks and the diagnosis judge them here, in trusted code, between the phases.
 
-Verdict statuses:
-- ``passed``: every check passed; ``failed``: the code ran and some check failed;
-- ``error``: the code could not be evaluated (syntax error, missing entry point, crash at
-  import, or a limit hit before any check had all its results);
-- ``internal-error``: our fault (the sandbox broke, a check crashed); never charged, retried.
+Verdict statuses (``grader.engine.status``): ``passed``, ``failed``; ``error`` also when a limit
+hit before any check had all its results; ``internal-error`` when the sandbox broke or a check
+crashed.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from __future__ import annotations
 import logging
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -28,19 +27,16 @@ from grader.engine.executors.base import (
     Call,
     CallResult,
     Executor,
-    Gate,
     Limits,
+    Run,
+    RunRequest,
     RunResult,
     RunStatus,
 )
+from grader.engine.sandbox.messages import MSG_INTERNAL
+from grader.engine.status import VerdictStatus
 
 log = logging.getLogger("grader.engine.grading")
-
-PASSED = "passed"
-FAILED = "failed"
-ERROR = "error"
-INTERNAL_ERROR = "internal-error"
-STATUSES = (PASSED, FAILED, ERROR, INTERNAL_ERROR)
 
 VISIBILITY_SHOWN = "shown"
 VISIBILITY_HIDDEN = "hidden"
@@ -49,7 +45,6 @@ VISIBILITY_AFTER_DEADLINE = "after-deadline"
 # Student-facing summaries (the per-check messages say the rest).
 MSG_PASSED = "All {n} checks passed."
 MSG_FAILED = "{failed} of {n} checks failed."
-MSG_INTERNAL = "The grader had an internal problem; this is not your fault. Please try again."
 MSG_STOPPED = "Your code stopped before every check could run: {reason}"
 MSG_CHECK_NOT_RUN = "This check could not run: {reason}"
 MSG_NO_CHECKS = "This exercise has no checks yet."
@@ -93,12 +88,14 @@ _CHECK_FIELDS = tuple(f.name for f in fields(CheckResult))
 
 @dataclass(frozen=True)
 class Verdict:
-    status: str
+    status: VerdictStatus
     score: float
     checks: tuple[CheckResult, ...] = ()
     diagnosis: tuple[str, ...] = ()
     message: str = ""
     stdout: str = ""
+    # The pictures' calls' results, if the grade was asked for them (not stored as such).
+    pictures: tuple[CallResult, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON types, as stored in the ``Submission`` fields of the same names."""
@@ -129,7 +126,9 @@ class _Planned:
 
 
 def _internal(stdout: str = "") -> Verdict:
-    return Verdict(status=INTERNAL_ERROR, score=0.0, message=MSG_INTERNAL, stdout=stdout)
+    return Verdict(
+        status=VerdictStatus.INTERNAL_ERROR, score=0.0, message=MSG_INTERNAL, stdout=stdout
+    )
 
 
 @dataclass(frozen=True)
@@ -153,12 +152,31 @@ def grade_plan(*, spec: ExerciseSpec, seed: int) -> Plan:
 
 
 def grade(
-    *, spec: ExerciseSpec, code: str, seed: int, executor: Executor, plan: Plan | None = None
+    *,
+    spec: ExerciseSpec,
+    code: str,
+    seed: int,
+    executor: Executor,
+    plan: Plan | None = None,
+    pictures: Sequence[Call] = (),
 ) -> Verdict:
     """Run ``code`` once through ``executor`` on every hidden input, and judge the outputs.
 
     ``plan``, if it was prepared for this very spec and seed, saves planning (the same inputs:
-    they depend on the seed and the spec only)."""
+    they depend on the seed and the spec only). ``pictures``: calls whose results the caller
+    wants as well (``Verdict.pictures``), run right after the checks' in the same child, one
+    module load per submission; a limit they hit does not change the verdict."""
+    return _grade(spec, code, seed, executor, plan, tuple(pictures))
+
+
+def _grade(
+    spec: ExerciseSpec,
+    code: str,
+    seed: int,
+    executor: Executor,
+    plan: Plan | None,
+    pictures: tuple[Call, ...],
+) -> Verdict:
     try:
         if plan is not None and plan.spec is spec and plan.seed == seed:
             planned, calls, diag = list(plan.planned), list(plan.calls), list(plan.diag)
@@ -168,40 +186,80 @@ def grade(
         log.exception("exercise %s has a check that cannot be prepared", spec.slug)
         return _internal()
     if not planned:
-        return Verdict(status=ERROR, score=0.0, message=MSG_NO_CHECKS)
+        return Verdict(status=VerdictStatus.ERROR, score=0.0, message=MSG_NO_CHECKS)
 
-    n_check_calls = len(calls) - len(diag)
-    at_gate = _GateJudge(spec, planned)
-    gate = (
-        Gate(n_check_calls, go_on=at_gate.go_on, meanwhile=at_gate.rest, progress=at_gate.so_far)
-        if diag
-        else None
+    n_check = len(calls) - len(diag)
+    request = RunRequest(
+        code=code,
+        entry_point=spec.entry_point,
+        calls=(*calls[:n_check], *pictures),
+        limits=spec.limits,
+        second_phase=bool(diag),
     )
     try:
-        run = executor.run(
-            code=code,
-            entry_point=spec.entry_point,
-            calls=calls,
-            limits=spec.limits,
-            while_running=lambda: _expect(spec.kind, planned),
-            gate=gate,
-        )
+        with executor.start(request) as run:
+            _expect_quietly(spec, planned)  # while the student's code runs
+            return _phases(spec, planned, diag, calls[n_check:], run, n_check, len(pictures))
     except Exception:
-        log.exception("executor failed on %s", spec.slug)
+        log.exception("grading failed on %s", spec.slug)
         return _internal()
-    if run.status == RunStatus.INTERNAL:
-        return _internal(run.stdout)
-    if run.status != RunStatus.OK and not run.calls:
-        # Nothing ran: syntax error, missing entry point, crash at import, or a limit hit at once.
-        return Verdict(status=ERROR, score=0.0, message=run.message, stdout=run.stdout)
 
-    try:
-        early = at_gate.finish() if at_gate.results is not None else None
-        return _judge(spec, planned, diag, run, n_check_calls=n_check_calls, early=early)
-    except Exception:
-        # A check that crashes on some output is our bug, not the student's.
-        log.exception("judging failed on %s", spec.slug)
-        return _internal(run.stdout)
+
+def _phases(
+    spec: ExerciseSpec,
+    planned: Sequence[_Planned],
+    diag: Sequence[Any],
+    diag_calls: Sequence[Call],
+    run: Run,
+    n_check: int,
+    n_pictures: int,
+) -> Verdict:
+    """Judge each check as soon as its calls are done; only if one failed, run the diagnosis's
+    calls as the second phase (and judge the remaining checks while they compute)."""
+    outcomes: list[CheckResult] = []
+    for item in planned:
+        # The checks judged here while the child computes the next ones' calls.
+        need = item.start + len(item.probes)
+        so_far = run.wait(at_least=need)
+        if len(so_far.calls) < need or so_far.status != RunStatus.OK:
+            break  # the run ended first: judged below with the reason
+        outcomes.append(_judge_check(spec, item, so_far.calls, reason="")[0])
+        if not outcomes[-1].passed and diag:
+            break  # the diagnosis is wanted: ask for it as soon as the first phase is done
+    first = run.wait()
+    if len(first.calls) > n_check + n_pictures:
+        raise JudgeInternalError("the executor returned more results than calls")
+    pictures = tuple(first.calls[n_check:])
+    can_go_on = first.status == RunStatus.OK  # a run that ended has no second phase
+    if len(first.calls) >= n_check > 0 and first.status.verdict != VerdictStatus.INTERNAL_ERROR:
+        # Every check's call finished: a limit hit among the pictures' is not the checks' fault.
+        first = RunResult(RunStatus.OK, list(first.calls[:n_check]), "", first.stdout)
+    if first.status.verdict == VerdictStatus.INTERNAL_ERROR:
+        return _internal(first.stdout)
+    if first.status != RunStatus.OK and not first.calls:
+        # Nothing ran: syntax error, missing entry point, crash at import, or a limit at once.
+        return Verdict(
+            status=VerdictStatus.ERROR, score=0.0, message=first.message, stdout=first.stdout
+        )
+    wanted = bool(diag) and can_go_on and not all(c.passed for c in outcomes)
+    if wanted:
+        run.more(diag_calls)
+    results: list[CallResult | None] = [*first.calls, *[None] * (n_check - len(first.calls))]
+    judged_any = bool(outcomes)
+    for item in planned[len(outcomes) :]:
+        outcome, judged = _judge_check(spec, item, results, first.message)
+        outcomes.append(outcome)
+        judged_any = judged_any or judged
+        if not outcome.passed and diag and can_go_on and not wanted:
+            run.more(diag_calls)  # the rest of the checks are judged while these compute
+            wanted = True
+    last = run.wait() if wanted else first
+    if last.status.verdict == VerdictStatus.INTERNAL_ERROR:
+        return _internal(last.stdout)
+    diag_results: list[CallResult | None] = list(last.calls[n_check + n_pictures :])
+    diag_results += [None] * (len(diag) - len(diag_results))
+    verdict = _verdict(spec, outcomes, judged_any, diag, diag_results, last)
+    return replace(verdict, pictures=pictures)
 
 
 def _expect(kind: str, planned: Sequence[_Planned]) -> None:
@@ -209,6 +267,13 @@ def _expect(kind: str, planned: Sequence[_Planned]) -> None:
     for item in planned:
         for probe in item.probes:
             probe_expected(kind, probe)
+
+
+def _expect_quietly(spec: ExerciseSpec, planned: Sequence[_Planned]) -> None:
+    try:
+        _expect(spec.kind, planned)
+    except Exception:  # the checks compute what they still miss when judging, and say why
+        log.exception("reference outputs failed on %s", spec.slug)
 
 
 def _plan(spec: ExerciseSpec, seed: int) -> tuple[list[_Planned], list[Call], list[Any]]:
@@ -227,31 +292,20 @@ def _plan(spec: ExerciseSpec, seed: int) -> tuple[list[_Planned], list[Call], li
     return planned, calls, diag
 
 
-def _judge(
+def _verdict(
     spec: ExerciseSpec,
-    planned: Sequence[_Planned],
+    outcomes: Sequence[CheckResult],
+    judged_any: bool,
     diag: Sequence[Any],
+    diag_results: Sequence[CallResult | None],
     run: RunResult,
-    *,
-    n_check_calls: int,
-    early: list[CheckResult] | None = None,
 ) -> Verdict:
     stopped = run.status != RunStatus.OK
-    results: list[CallResult | None] = list(run.calls)
-    total = n_check_calls + len(diag)
-    if len(results) > total:
-        raise JudgeInternalError("the executor returned more results than calls")
-    results += [None] * (total - len(results))
-
-    # Judged at the gate already: every check had its results then, and they have not changed.
-    if early is not None:
-        outcomes, judged_any = early, True
-    else:
-        outcomes, judged_any = _judge_checks(spec, planned, results, run.message)
-
     if stopped and not judged_any:
         # A limit hit before any check had its results: the code could not be evaluated.
-        return Verdict(status=ERROR, score=0.0, message=run.message, stdout=run.stdout)
+        return Verdict(
+            status=VerdictStatus.ERROR, score=0.0, message=run.message, stdout=run.stdout
+        )
 
     total_weight = sum(max(c.weight, 0.0) for c in outcomes)
     earned = sum(max(c.weight, 0.0) for c in outcomes if c.passed)
@@ -259,11 +313,11 @@ def _judge(
     n_failed = sum(not c.passed for c in outcomes)
     # Only a failing submission is diagnosed (it also saves running the wrong implementations).
     diagnosable = diag and (n_failed or stopped)
-    diagnosis = tuple(diagnose(spec.kind, diag, results[n_check_calls:])) if diagnosable else ()
+    diagnosis = tuple(diagnose(spec.kind, diag, diag_results)) if diagnosable else ()
 
     if n_failed == 0 and not stopped:
         return Verdict(
-            status=PASSED,
+            status=VerdictStatus.PASSED,
             score=1.0,
             checks=tuple(outcomes),
             # A passing submission is never told it has a misconception.
@@ -275,53 +329,13 @@ def _judge(
     if stopped:
         message = MSG_STOPPED.format(reason=run.message)
     return Verdict(
-        status=FAILED,
+        status=VerdictStatus.FAILED,
         score=min(score, 1.0),
         checks=tuple(outcomes),
         diagnosis=diagnosis,
         message=message,
         stdout=run.stdout,
     )
-
-
-class _GateJudge:
-    """Judges the checks at the gate, while the child waits there: only until the first check
-    that fails (that is enough to want the diagnosis's calls), and the rest meanwhile, while
-    those calls run. A submission that passes is judged whole there and is never diagnosed."""
-
-    def __init__(self, spec: ExerciseSpec, planned: Sequence[_Planned]) -> None:
-        self.spec, self.planned = spec, planned
-        self.results: list[CallResult] | None = None
-        self.outcomes: list[CheckResult] = []
-
-    def so_far(self, results: Sequence[CallResult]) -> bool:
-        """Judge, in order, the checks whose calls are all done (up to the first failure);
-        True once one failed: the diagnosis's calls are wanted then, whatever comes."""
-        if self.outcomes and not self.outcomes[-1].passed:
-            return True
-        for item in self.planned[len(self.outcomes) :]:
-            if len(results) < item.start + len(item.probes):
-                return False
-            outcome, _ = _judge_check(self.spec, item, results, reason="")
-            self.outcomes.append(outcome)
-            if not outcome.passed:
-                return True
-        return False
-
-    def go_on(self, results: Sequence[CallResult]) -> bool:
-        self.results = list(results)
-        self.so_far(self.results)
-        return not all(c.passed for c in self.outcomes)
-
-    def rest(self) -> None:
-        assert self.results is not None
-        for item in self.planned[len(self.outcomes) :]:
-            self.outcomes.append(_judge_check(self.spec, item, self.results, reason="")[0])
-
-    def finish(self) -> list[CheckResult]:
-        """Every check's outcome (what ``rest`` did not get to, if it failed, is judged now)."""
-        self.rest()
-        return self.outcomes
 
 
 def _judge_check(
@@ -348,17 +362,6 @@ def _judge_check(
         visibility=item.spec.visibility,
     )
     return result, judged
-
-
-def _judge_checks(
-    spec: ExerciseSpec,
-    planned: Sequence[_Planned],
-    results: Sequence[CallResult | None],
-    reason: str,
-) -> tuple[list[CheckResult], bool]:
-    """Each check's outcome, and whether any check had all of its results."""
-    judged = [_judge_check(spec, item, results, reason) for item in planned]
-    return [outcome for outcome, _ in judged], any(ok for _, ok in judged)
 
 
 def visible_message(*, check: Mapping[str, Any], deadline_passed: bool) -> str | None:

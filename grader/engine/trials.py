@@ -27,7 +27,16 @@ import numpy as np
 
 from grader.engine import reference
 from grader.engine.checks.base import readable_error
-from grader.engine.executors.base import Arg, Call, CallResult, Executor, Limits, RunStatus
+from grader.engine.executors.base import (
+    Arg,
+    Call,
+    CallResult,
+    Executor,
+    Limits,
+    RunRequest,
+    RunStatus,
+    run_whole,
+)
 
 if TYPE_CHECKING:
     from grader.engine.kinds import Kind
@@ -470,9 +479,8 @@ def trial_execute(
     reference, here. The report in plain JSON types, as ``TrialRun.result`` stores it."""
     if not cases:
         return {"status": STATUS_ERROR, "message": MSG_NO_TRIALS, "stdout": "", "cases": []}
-    run = executor.run(
-        code=code, entry_point=entry_point, calls=[c.call for c in cases], limits=limits
-    )
+    request = RunRequest(code, entry_point, tuple(c.call for c in cases), limits)
+    run = run_whole(executor, request)
     if run.status == RunStatus.INTERNAL:
         return {"status": STATUS_INTERNAL, "message": MSG_INTERNAL, "stdout": "", "cases": []}
     if run.status != RunStatus.OK and not run.calls:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from grader.engine.executors.base import Executor
-from grader.engine.grading import PASSED, ExerciseSpec, Verdict, grade
+from grader.engine.grading import ExerciseSpec, Verdict, grade
 from grader.engine.misconceptions import MISCONCEPTIONS, wrong_implementations_for
+from grader.engine.status import VerdictStatus
 
 # A fixed seed: validation is reproducible, and an instructor can rerun it after an edit.
 VALIDATION_SEED = 0
@@ -27,7 +28,7 @@ class ValidationRow:
 
     @property
     def caught(self) -> bool:
-        return bool(self.failed_checks) or self.verdict.status != PASSED
+        return bool(self.failed_checks) or self.verdict.status != VerdictStatus.PASSED
 
     @property
     def named(self) -> bool:
@@ -48,7 +49,7 @@ class ValidationReport:
 
     @property
     def reference_passed(self) -> bool:
-        return self.reference.status == PASSED
+        return self.reference.status == VerdictStatus.PASSED
 
     @property
     def uncaught(self) -> tuple[str, ...]:

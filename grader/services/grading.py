@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, connection
 
-from grader.engine.executors.extra import ExtraCallsExecutor
 from grader.engine.status import VerdictStatus
 from grader.heartbeat import submission_lease_kept
 from grader.models import Submission
@@ -182,19 +181,19 @@ def _submission_verdict(
         submission.worker,
     )
     # The pictures' hidden-free inputs ride along in the grade's one sandbox run.
-    with_plots = ExtraCallsExecutor(executor, plot_calls(exercise.kind))
     verdict = grade(
         spec=spec,
         code=submission.code,
         seed=submission.seed,
-        executor=with_plots,
+        executor=executor,
         plan=_plans.take(spec=spec, seed=submission.seed),
+        pictures=plot_calls(exercise.kind),
     )
     if verdict.status == VerdictStatus.INTERNAL_ERROR:
         return None
     plots = None
-    if verdict.status != VerdictStatus.ERROR and with_plots.extra_results:
+    if verdict.status != VerdictStatus.ERROR and verdict.pictures:
         plots = plots_from_results(
-            exercise.kind, with_plots.extra_results, diagnosis=verdict.diagnosis
+            exercise.kind, list(verdict.pictures), diagnosis=verdict.diagnosis
         )
     return verdict, plots

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from grader.engine import reference
+from grader.engine.executors.base import LocalRun, RunRequest
 from grader.engine.executors.trusted import CallableExecutor
 from grader.engine.kinds import REFERENCE_SOURCES
 from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS
@@ -27,11 +28,9 @@ class SourceLookupExecutor:
         self.closed = False
         self.runs = 0
 
-    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
+    def start(self, request: RunRequest) -> LocalRun:
         self.runs += 1
-        return CallableExecutor(self.table[code]).run(
-            code="", entry_point=entry_point, calls=calls, limits=limits, gate=gate
-        )
+        return CallableExecutor(self.table[request.code]).start(request)
 
     def close(self) -> None:
         self.closed = True

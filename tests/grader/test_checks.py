@@ -6,7 +6,7 @@ import pytest
 from grader.engine import reference
 from grader.engine.checks import CHECKS, ParamsError, check_get, checks_for_kind, messages
 from grader.engine.checks.attention import SCALE_FAILED
-from grader.engine.executors.base import CallResult, Limits
+from grader.engine.executors.base import CallResult, RunRequest
 from grader.engine.executors.trusted import NOT_AN_ARRAY, CallableExecutor
 from grader.engine.kinds.attention_mistakes import (
     attention_divide_by_8,
@@ -28,9 +28,7 @@ def run_check(name, func, kind=reference.KIND_ATTENTION, params=None, seed=0):
     check = check_get(name)
     cleaned = check.clean_params(params or {})
     probes = check.prepare(cleaned, np.random.default_rng(seed), kind)
-    run = CallableExecutor(func).run(
-        code="", entry_point="f", calls=[p.call for p in probes], limits=Limits()
-    )
+    run = CallableExecutor(func).run(RunRequest("", "f", tuple(p.call for p in probes)))
     return check.judge(cleaned, probes, run.calls, kind)
 
 

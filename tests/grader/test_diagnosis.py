@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from grader.engine import reference
 from grader.engine.checks import check_get, messages
 from grader.engine.checks.base import Probe, output_problem, readable_error
-from grader.engine.diagnosis import _text_cause
-from grader.engine.executors.base import CallResult
+from grader.engine.diagnosis import _text_cause, fixed_probes
+from grader.engine.executors.base import CallResult, RunRequest
 from grader.engine.executors.trusted import CallableExecutor
-from grader.engine.grading import FAILED, PASSED, grade
+from grader.engine.grading import grade
 from grader.engine.misconceptions import (
     CODES,
     MISCONCEPTIONS,
@@ -21,6 +21,7 @@ from grader.engine.misconceptions import (
     codes_for,
     misconception_describe,
 )
+from grader.engine.status import VerdictStatus
 from tests.grader.helpers import builtin_spec
 from tests.grader.variants import CORRECT
 
@@ -78,7 +79,7 @@ def test_each_wrong_implementation_is_named(impl):
     verdict = grade(
         spec=builtin_spec(impl.kind), code="", seed=0, executor=CallableExecutor(impl.func)
     )
-    assert verdict.status == FAILED, verdict.to_dict()
+    assert verdict.status == VerdictStatus.FAILED, verdict.to_dict()
     assert impl.code in verdict.diagnosis
     extra = set(verdict.diagnosis) - {impl.code} - EQUIVALENT.get(impl.code, set())
     assert not extra, verdict.diagnosis
@@ -92,7 +93,7 @@ def test_each_wrong_implementation_is_named(impl):
 )
 def test_correct_variants_pass_with_no_code(kind, func):
     verdict = grade(spec=builtin_spec(kind), code="", seed=0, executor=CallableExecutor(func))
-    assert verdict.status == PASSED, verdict.to_dict()
+    assert verdict.status == VerdictStatus.PASSED, verdict.to_dict()
     assert verdict.diagnosis == ()
 
 
@@ -103,7 +104,7 @@ def test_any_seed_correct_passes_and_missing_scale_is_named(seed):
 
     spec = builtin_spec(reference.KIND_ATTENTION)
     ok = grade(spec=spec, code="", seed=seed, executor=CallableExecutor(reference.attention))
-    assert ok.status == PASSED and ok.diagnosis == ()
+    assert ok.status == VerdictStatus.PASSED and ok.diagnosis == ()
     bad = grade(spec=spec, code="", seed=seed, executor=CallableExecutor(attention_missing_scale))
     assert bad.diagnosis == ("missing-scale",)
 
@@ -112,7 +113,6 @@ def test_diagnosis_from_probes_directly_names_nothing_on_reference():
     import numpy as np
 
     from grader.engine.diagnosis import diagnose, diagnostic_probes
-    from grader.engine.executors.base import Limits
 
     for kind, func in (
         (reference.KIND_ATTENTION, reference.attention),
@@ -120,9 +120,7 @@ def test_diagnosis_from_probes_directly_names_nothing_on_reference():
         (reference.KIND_SOFTMAX, reference.softmax),
     ):
         probes = diagnostic_probes(kind, np.random.default_rng(3))
-        run = CallableExecutor(func).run(
-            code="", entry_point="f", calls=[p.call for p in probes], limits=Limits()
-        )
+        run = CallableExecutor(func).run(RunRequest("", "f", tuple(p.call for p in probes)))
         assert diagnose(kind, probes, run.calls) == []
 
 
@@ -140,7 +138,7 @@ def test_any_hardcoded_constant_is_named(c, seed):
 
     spec = builtin_spec(reference.KIND_ATTENTION)
     verdict = grade(spec=spec, code="", seed=seed, executor=CallableExecutor(divide_by_constant))
-    assert verdict.status == FAILED
+    assert verdict.status == VerdictStatus.FAILED
     assert "hardcoded-scale" in verdict.diagnosis
 
 
@@ -165,7 +163,7 @@ def test_fast_correct_variants_pass_on_any_seed(seed):
         verdict = grade(
             spec=builtin_spec(kind), code="", seed=seed, executor=CallableExecutor(func)
         )
-        assert verdict.status == PASSED, (func.__name__, verdict.to_dict())
+        assert verdict.status == VerdictStatus.PASSED, (func.__name__, verdict.to_dict())
         assert verdict.diagnosis == ()
 
 
@@ -176,7 +174,7 @@ def test_wrong_implementations_are_named_on_any_seed(seed, data):
     verdict = grade(
         spec=builtin_spec(impl.kind), code="", seed=seed, executor=CallableExecutor(impl.func)
     )
-    assert verdict.status == FAILED
+    assert verdict.status == VerdictStatus.FAILED
     assert impl.code in verdict.diagnosis, (impl.name, verdict.diagnosis)
 
 
@@ -203,7 +201,7 @@ def test_any_hardcoded_constant_is_named_in_multi_head(c, seed):
     spec = builtin_spec(reference.KIND_MULTI_HEAD)
     executor = CallableExecutor(heads_divide_by_constant)
     verdict = grade(spec=spec, code="", seed=seed, executor=executor)
-    assert verdict.status == FAILED
+    assert verdict.status == VerdictStatus.FAILED
     assert "hardcoded-scale" in verdict.diagnosis
 
 
@@ -224,7 +222,7 @@ NEW_CODES = {
 
 def diagnosis_of(kind, func, seed=0):
     verdict = grade(spec=builtin_spec(kind), code="", seed=seed, executor=CallableExecutor(func))
-    assert verdict.status == FAILED, verdict.to_dict()
+    assert verdict.status == VerdictStatus.FAILED, verdict.to_dict()
     return verdict.diagnosis
 
 
@@ -241,19 +239,26 @@ def test_every_code_has_an_explanation_and_a_stable_anchor():
 
 def test_grading_still_makes_one_run_with_the_batched_diagnostic_calls():
     runs = []
+    n_calls = []
 
     class Counting(CallableExecutor):
-        def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
-            runs.append(len(calls))
-            return super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
+        def start(self, request):
+            runs.append(request)
+            return super().start(request)
+
+        def _calls(self, calls):
+            n_calls.append(len(calls))
+            return super()._calls(calls)
 
     from grader.engine.diagnosis import diagnostic_probes
 
     spec = builtin_spec(reference.KIND_ATTENTION)
-    grade(spec=spec, code="", seed=0, executor=Counting(reference.attention))
+    # A failing submission: only its run has the diagnosis's calls (as its second phase).
+    grade(spec=spec, code="", seed=0, executor=Counting(attention_3d_only_missing_scale))
     probes = diagnostic_probes(reference.KIND_ATTENTION, np.random.default_rng(0))
     assert len(runs) == 1
-    assert runs[0] > len(probes) > 3 * 8  # every 2-D probe also with one and two batch axes
+    assert n_calls[1] == len(fixed_probes(reference.KIND_ATTENTION))
+    assert sum(n_calls) > len(probes) > 3 * 8  # every 2-D probe also with one and two batch axes
     assert {p.form for p in probes} == {0, 1, 2}
 
 
@@ -489,9 +494,7 @@ def test_a_second_diagnosis_runs_no_trusted_function_again(monkeypatch):
 
     probes = diagnosis.fixed_probes(reference.KIND_ATTENTION)
     student = CallableExecutor(attention_missing_scale)
-    results = student.run(
-        code="", entry_point="", calls=[p.call for p in probes], limits=None
-    ).calls
+    results = student.run(RunRequest("", "", tuple(p.call for p in probes))).calls
     assert diagnosis.diagnose(reference.KIND_ATTENTION, probes, results) == ["missing-scale"]
 
     ran = []

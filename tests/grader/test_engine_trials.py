@@ -13,7 +13,15 @@ import pytest
 from grader.engine import reference
 from grader.engine import trials as t
 from grader.engine.checks.inputs import WORKED_OUTPUT
-from grader.engine.executors.base import Call, CallResult, Limits, RunResult, RunStatus
+from grader.engine.executors.base import (
+    Call,
+    CallResult,
+    Limits,
+    LocalRun,
+    RunRequest,
+    RunResult,
+    RunStatus,
+)
 from grader.engine.executors.trusted import CallableExecutor
 
 ATT = reference.KIND_ATTENTION
@@ -134,7 +142,10 @@ class _Stopped:
     def __init__(self, status: RunStatus, n: int = 1) -> None:
         self.status, self.n = status, n
 
-    def run(self, *, code: str, entry_point: str, calls: Sequence[Call], limits: Limits):
+    def start(self, request: RunRequest) -> LocalRun:
+        return LocalRun(self._calls, request)
+
+    def _calls(self, calls: Sequence[Call]) -> RunResult:
         out = [CallResult(output=reference.evaluate(ATT, c.args)) for c in calls[: self.n]]
         return RunResult(status=self.status, calls=out, message="CPU limit hit.", stdout="hi\n")
 

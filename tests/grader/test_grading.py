@@ -5,21 +5,28 @@ import json
 import numpy as np
 
 from grader.engine import reference
-from grader.engine.executors.base import CallResult, Limits, RunResult, RunStatus
+from grader.engine.diagnosis import diagnose, fixed_probes
+from grader.engine.executors.base import (
+    Call,
+    CallResult,
+    Limits,
+    LocalRun,
+    RunRequest,
+    RunResult,
+    RunStatus,
+)
 from grader.engine.executors.trusted import CallableExecutor
 from grader.engine.grading import (
-    ERROR,
-    FAILED,
-    INTERNAL_ERROR,
     MSG_INTERNAL,
     MSG_PASSED,
-    PASSED,
     CheckSpec,
     ExerciseSpec,
+    _plan,
     grade,
     visible_message,
 )
 from grader.engine.kinds.attention_mistakes import attention_naive_softmax
+from grader.engine.status import VerdictStatus
 from tests.grader.fakes import REFERENCE_FUNCS
 from tests.grader.helpers import builtin_spec
 
@@ -31,9 +38,9 @@ class FixedRun:
         self.result = result
         self.runs = 0
 
-    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
+    def start(self, request):
         self.runs += 1
-        return self.result
+        return LocalRun(lambda calls: self.result, request)
 
     def close(self):
         pass
@@ -47,11 +54,13 @@ class CountingExecutor(CallableExecutor):
         self.stop_after = stop_after
         self.status = status
 
-    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
-        # No gate: these tests count every call, as an executor that ignores gates does.
+    def start(self, request):
         self.runs += 1
-        self.n_calls = len(calls)
-        result = super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
+        return super().start(request)
+
+    def _calls(self, calls):
+        self.n_calls += len(calls)
+        result = super()._calls(calls)
         if self.stop_after is None:
             return result
         return RunResult(
@@ -67,17 +76,18 @@ SPEC = builtin_spec(reference.KIND_ATTENTION)
 def test_reference_passes_in_one_batched_run():
     executor = CountingExecutor(reference.attention)
     verdict = grade(spec=SPEC, code="", seed=0, executor=executor)
-    assert verdict.status == PASSED
+    assert verdict.status == VerdictStatus.PASSED
     assert verdict.score == 1.0
     assert verdict.message == MSG_PASSED.format(n=len(SPEC.checks))
     assert executor.runs == 1
-    # Checks and diagnosis travel together: more calls than the checks alone need.
-    assert executor.n_calls > 20
+    # Only the checks' calls: a passing submission has no second phase.
+    _, calls, diag = _plan(SPEC, 0)
+    assert executor.n_calls == len(calls) - len(diag)
 
 
 def test_partial_credit_is_weighted():
     verdict = grade(spec=SPEC, code="", seed=0, executor=CallableExecutor(attention_naive_softmax))
-    assert verdict.status == FAILED
+    assert verdict.status == VerdictStatus.FAILED
     failed = [c for c in verdict.checks if not c.passed]
     assert [c.name for c in failed] == ["stability"]
     total = sum(c.weight for c in verdict.checks)
@@ -111,7 +121,7 @@ def test_nothing_ran_is_an_error_with_the_executor_message():
     ):
         executor = FixedRun(RunResult(status=status, calls=[], message=message, stdout="hi\n"))
         verdict = grade(spec=SPEC, code="x", seed=0, executor=executor)
-        assert verdict.status == ERROR
+        assert verdict.status == VerdictStatus.ERROR
         assert verdict.score == 0.0
         assert verdict.message == message
         assert verdict.stdout == "hi\n"
@@ -121,31 +131,31 @@ def test_nothing_ran_is_an_error_with_the_executor_message():
 def test_internal_is_never_charged():
     executor = FixedRun(RunResult(status=RunStatus.INTERNAL, calls=[], message="zygote died"))
     verdict = grade(spec=SPEC, code="x", seed=0, executor=executor)
-    assert verdict.status == INTERNAL_ERROR
+    assert verdict.status == VerdictStatus.INTERNAL_ERROR
     assert verdict.message == MSG_INTERNAL
 
 
 def test_executor_exception_is_internal():
     class Broken(FixedRun):
-        def run(self, **kwargs):
+        def start(self, request):
             raise OSError("pipe closed")
 
     verdict = grade(spec=SPEC, code="x", seed=0, executor=Broken(None))
-    assert verdict.status == INTERNAL_ERROR
+    assert verdict.status == VerdictStatus.INTERNAL_ERROR
 
 
 def test_limit_before_any_check_completes_is_error():
     # The first check (worked example) has one call; stopping after 0 calls judges nothing.
     executor = CountingExecutor(reference.attention, stop_after=0)
     verdict = grade(spec=SPEC, code="", seed=0, executor=executor)
-    assert verdict.status == ERROR
+    assert verdict.status == VerdictStatus.ERROR
     assert verdict.message.startswith("Time limit exceeded")
 
 
 def test_limit_part_way_fails_the_unfinished_checks():
     executor = CountingExecutor(reference.attention, stop_after=3)
     verdict = grade(spec=SPEC, code="", seed=0, executor=executor)
-    assert verdict.status == FAILED
+    assert verdict.status == VerdictStatus.FAILED
     assert verdict.checks[0].passed  # the worked example finished
     assert not verdict.checks[-1].passed
     assert "could not run" in verdict.checks[-1].message
@@ -156,7 +166,9 @@ def test_wrong_number_of_results_is_internal():
     executor = FixedRun(
         RunResult(status=RunStatus.OK, calls=[CallResult(output=np.zeros(1))] * 999)
     )
-    assert grade(spec=SPEC, code="", seed=0, executor=executor).status == INTERNAL_ERROR
+    assert (
+        grade(spec=SPEC, code="", seed=0, executor=executor).status == VerdictStatus.INTERNAL_ERROR
+    )
 
 
 def test_bad_params_are_internal_not_the_students_fault():
@@ -167,7 +179,7 @@ def test_bad_params_are_internal_not_the_students_fault():
         checks=(CheckSpec("scale", {"d_ks": "x"}),),
     )
     verdict = grade(spec=spec, code="", seed=0, executor=CallableExecutor(reference.attention))
-    assert verdict.status == INTERNAL_ERROR
+    assert verdict.status == VerdictStatus.INTERNAL_ERROR
     bad_checks = (
         (CheckSpec("scale", [1, 2]),),
         (CheckSpec("no-such-check"),),
@@ -176,13 +188,16 @@ def test_bad_params_are_internal_not_the_students_fault():
     for checks in bad_checks:
         spec = ExerciseSpec(slug="x", kind="attention", entry_point="attention", checks=checks)
         executor = CallableExecutor(reference.attention)
-        assert grade(spec=spec, code="", seed=0, executor=executor).status == INTERNAL_ERROR
+        assert (
+            grade(spec=spec, code="", seed=0, executor=executor).status
+            == VerdictStatus.INTERNAL_ERROR
+        )
 
 
 def test_no_checks_is_an_error():
     spec = ExerciseSpec(slug="x", kind="attention", entry_point="attention", checks=())
     verdict = grade(spec=spec, code="", seed=0, executor=CallableExecutor(reference.attention))
-    assert verdict.status == ERROR
+    assert verdict.status == VerdictStatus.ERROR
 
 
 def test_passing_submission_is_never_diagnosed():
@@ -203,9 +218,9 @@ def test_limits_are_passed_to_the_executor():
     seen = {}
 
     class Spy(CallableExecutor):
-        def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
-            seen.update(code=code, entry_point=entry_point, limits=limits)
-            return super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
+        def start(self, request):
+            seen.update(code=request.code, entry_point=request.entry_point, limits=request.limits)
+            return super().start(request)
 
     spec = ExerciseSpec(
         slug="x",
@@ -218,31 +233,7 @@ def test_limits_are_passed_to_the_executor():
     assert seen == {"code": "src", "entry_point": "attention", "limits": spec.limits}
 
 
-# --- the gate: a passing submission is not run on the diagnosis's inputs ------------------------
-
-
-class Ungated(CallableExecutor):
-    """Runs every call whatever the gate says (an executor may ignore gates)."""
-
-    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
-        return super().run(code=code, entry_point=entry_point, calls=calls, limits=limits)
-
-
-class Peeking(CallableExecutor):
-    """Hands the gate's ``progress`` the results after every call before the gate, as the
-    sandbox does while the child computes, then asks at the gate."""
-
-    def run(self, *, code, entry_point, calls, limits, while_running=None, gate=None):
-        if while_running is not None:
-            while_running()
-        results = []
-        for call in calls[: gate.after]:
-            results.append(self._one(call))
-            gate.progress(list(results))
-        if gate.go_on(results):
-            gate.meanwhile()
-            results += [self._one(call) for call in calls[gate.after :]]
-        return RunResult(status=RunStatus.OK, calls=results)
+# --- the second phase: a passing submission is not run on the diagnosis's inputs ------------
 
 
 def counted(func):
@@ -256,39 +247,65 @@ def counted(func):
 
 
 def test_a_passing_submission_is_never_run_on_the_diagnosis_inputs():
-    from grader.engine.diagnosis import fixed_probes
-
     spec = builtin_spec(reference.KIND_ATTENTION)
     func, calls = counted(reference.attention)
     verdict = grade(spec=spec, code="", seed=3, executor=CallableExecutor(func))
-    everything, all_calls = counted(reference.attention)
-    ungated = grade(spec=spec, code="", seed=3, executor=Ungated(everything))
-    assert verdict == ungated and verdict.status == PASSED
-    assert len(all_calls) - len(calls) == len(fixed_probes(reference.KIND_ATTENTION)) > 20
+    _, planned_calls, diag = _plan(spec, 3)
+    assert verdict.status == VerdictStatus.PASSED
+    assert len(calls) == len(planned_calls) - len(diag)
+    assert len(diag) == len(fixed_probes(reference.KIND_ATTENTION)) > 20
 
 
 def test_a_failing_submission_runs_the_diagnosis_calls_in_the_same_run():
-    from grader.engine.diagnosis import fixed_probes
-
     spec = builtin_spec(reference.KIND_ATTENTION)
     func, calls = counted(attention_naive_softmax)
     passing, passing_calls = counted(reference.attention)
     grade(spec=spec, code="", seed=3, executor=CallableExecutor(passing))
-    verdict = grade(spec=spec, code="", seed=3, executor=CallableExecutor(func))
-    assert verdict.status == FAILED and verdict.diagnosis
+    executor = CountingExecutor(func)
+    verdict = grade(spec=spec, code="", seed=3, executor=executor)
+    assert verdict.status == VerdictStatus.FAILED and verdict.diagnosis
+    assert executor.runs == 1
     assert len(calls) == len(passing_calls) + len(fixed_probes(reference.KIND_ATTENTION))
 
 
-def test_the_gate_changes_no_verdict_of_any_known_wrong_implementation():
-    """Judged at the gate (whole, or check by check as results come in) or after the run: the
-    same verdict, diagnosis included, for every catalogued mistake of every kind."""
+def test_the_second_phase_names_what_every_call_at_once_would():
+    """The diagnosis from the second phase's calls is the one named from all of them run at
+    once, for every catalogued mistake of every kind (and none for what passes)."""
     from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS
 
     funcs = [(k, f) for k, f in REFERENCE_FUNCS.items()]
     funcs += [(impl.kind, impl.func) for impl in WRONG_IMPLEMENTATIONS]
     for kind, func in funcs:
         spec = builtin_spec(kind)
-        after_the_run = grade(spec=spec, code="", seed=11, executor=Ungated(func))
-        at_the_gate = grade(spec=spec, code="", seed=11, executor=CallableExecutor(func))
-        as_they_come = grade(spec=spec, code="", seed=11, executor=Peeking(func))
-        assert at_the_gate == after_the_run == as_they_come, (kind, func)
+        verdict = grade(spec=spec, code="", seed=11, executor=CallableExecutor(func))
+        probes = fixed_probes(kind)
+        at_once = CallableExecutor(func).start(
+            RunRequest("", spec.entry_point, tuple(p.call for p in probes))
+        )
+        named = tuple(diagnose(kind, probes, at_once.wait().calls))
+        expected = named if verdict.status == VerdictStatus.FAILED else ()
+        assert verdict.diagnosis == expected, (kind, func)
+
+
+# --- the pictures: part of the plan, their results apart from the checks' ----------------------
+
+
+def test_the_pictures_results_come_apart_and_change_no_verdict():
+    pictures = [Call(args=(np.full(2, float(i)),)) for i in range(3)]
+    for func in (reference.attention, attention_naive_softmax):
+        plain = grade(spec=SPEC, code="", seed=5, executor=CallableExecutor(func))
+        with_pictures = grade(
+            spec=SPEC, code="", seed=5, executor=CallableExecutor(func), pictures=pictures
+        )
+        assert plain == with_pictures and plain.pictures == ()
+        assert len(with_pictures.pictures) == 3
+
+
+def test_a_limit_hit_among_the_pictures_leaves_the_checks_verdict():
+    _, calls, diag = _plan(SPEC, 5)
+    n_check = len(calls) - len(diag)
+    pictures = [Call(args=(np.zeros(2),))] * 3
+    executor = CountingExecutor(reference.attention, stop_after=n_check + 1)
+    verdict = grade(spec=SPEC, code="", seed=5, executor=executor, pictures=pictures)
+    assert verdict.status == VerdictStatus.PASSED
+    assert len(verdict.pictures) == 1

@@ -8,7 +8,7 @@ from grader.engine import reference
 from grader.engine.checks import check_get
 from grader.engine.checks.base import Probe, compare_with_reference
 from grader.engine.checks.inputs import attention_call, mha_call, mha_weights, softmax_call
-from grader.engine.executors.base import CallResult, Limits
+from grader.engine.executors.base import CallResult, RunRequest
 from grader.engine.executors.trusted import CallableExecutor
 from grader.engine.kinds.attention_mistakes import attention_missing_scale
 from tests.grader.variants import attention_einsum, mha_head_loop, softmax_logsumexp
@@ -18,7 +18,7 @@ batch_shapes = st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple)
 
 
 def judge_one(kind, call, func, rtol=1e-4, atol=1e-5):
-    run = CallableExecutor(func).run(code="", entry_point="f", calls=[call], limits=Limits())
+    run = CallableExecutor(func).run(RunRequest("", "f", (call,)))
     return compare_with_reference(kind, Probe(call, "random"), run.calls[0], rtol=rtol, atol=atol)
 
 
@@ -53,7 +53,7 @@ def test_missing_scale_never_passes_the_scale_check(d_k, seed):
     params = check.clean_params({"d_ks": [d_k]})
     probes = check.prepare(params, np.random.default_rng(seed), "attention")
     run = CallableExecutor(attention_missing_scale).run(
-        code="", entry_point="f", calls=[p.call for p in probes], limits=Limits()
+        RunRequest("", "f", tuple(p.call for p in probes))
     )
     assert not check.judge(params, probes, run.calls, "attention").passed
 

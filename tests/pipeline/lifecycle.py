@@ -26,9 +26,9 @@ class CountingRuns:
         self.inner = CallableExecutor(reference.attention)
         self.runs = 0
 
-    def run(self, **kwargs):  # type: ignore[no-untyped-def]
+    def start(self, request):  # type: ignore[no-untyped-def]
         self.runs += 1
-        return self.inner.run(**kwargs)
+        return self.inner.start(request)
 
     def close(self) -> None:
         pass

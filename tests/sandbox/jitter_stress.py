@@ -1,5 +1,6 @@
 """Golden files graded again and again with the parent's timing jittered: finds interleavings of
-the gate protocol (PAUSE, the rest sent early, half-written calls) that a quiet run never meets.
+the two-phase protocol (PAUSE, the second phase, half-written calls) that a quiet run never
+meets.
 
     .venv/bin/python tests/sandbox/jitter_stress.py [--slug multi-head-attention] [--seconds 240]
 
@@ -21,8 +22,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+import grader.engine.sandbox.driver as driver  # noqa: E402
 import grader.engine.sandbox.executor as ex  # noqa: E402
+import grader.engine.sandbox.pool as pool  # noqa: E402
 from grader.engine.grading import grade  # noqa: E402
+from grader.engine.sandbox import codec  # noqa: E402
 from tests.grader.helpers import KIND_OF_SLUG, builtin_spec  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -30,26 +34,26 @@ GOLDEN = ROOT / "tests" / "golden"
 
 def jitter() -> None:
     """Sleep up to 2 ms before three polls in ten; report each frame the parent rejects."""
-    poll, frame = ex._poll, ex.SandboxExecutor._frame
+    poll, frame = driver.fds_poll, codec.frame_take
 
     def slow_poll(r: list[int], w: list[int], timeout: float) -> Any:
         if random.random() < 0.3:
             time.sleep(random.random() * 0.002)
         return poll(r, w, timeout)
 
-    def loud_frame(self: Any, state: Any, kind: bytes, payload: bytes) -> bool:
-        ok = frame(self, state, kind, payload)
+    def loud_frame(state: Any, kind: bytes, payload: bytes) -> bool:
+        ok = frame(state, kind, payload)
         if not ok:
             print(
                 f"REJECTED {kind!r} results={len(state.results)}/{len(state.calls)} "
-                f"paused={state.paused} early={state.sent_early} "
+                f"paused={state.paused} second={state.second_phase} "
                 f"pending={state.pending is not None}",
                 flush=True,
             )
         return ok
 
-    ex._poll = slow_poll
-    ex.SandboxExecutor._frame = loud_frame  # type: ignore[method-assign]
+    driver.fds_poll = slow_poll
+    codec.frame_take = loud_frame
 
 
 def main() -> int:
@@ -60,14 +64,13 @@ def main() -> int:
     expected = json.loads((GOLDEN / "expected.json").read_text())[args.slug]
     jitter()
     sandbox = ex.SandboxExecutor()
-    sandbox.cpu_pressure = ex.CpuPressure(None)  # the gap below alone decides warm or cold
+    sandbox.cpu_pressure = pool.CpuPressure(None)  # the gap below alone decides warm or cold
     runs = bad = 0
     end = time.monotonic() + args.seconds
     try:
         while time.monotonic() < end:
             name, want = random.choice(list(expected.items()))
-            ex.PEEK_SECONDS = random.choice([1e-5, 3e-4, 1e-3])
-            ex.BUSY_GAP_SECONDS = random.choice([0, 10])  # cold children, then warm ones
+            pool.BUSY_GAP_SECONDS = random.choice([0, 10])  # cold children, then warm ones
             code = (GOLDEN / args.slug / name).read_text()
             spec = builtin_spec(KIND_OF_SLUG[args.slug])
             verdict = grade(spec=spec, code=code, seed=0, executor=sandbox)

@@ -20,9 +20,9 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from grader.engine.executors.base import Gate
-from grader.engine.sandbox import SandboxExecutor, SandboxUnavailable
-from grader.engine.sandbox.executor import CpuPressure
+from grader.engine.executors.base import RunRequest
+from grader.engine.sandbox import SandboxExecutor, SandboxUnavailable, codec
+from grader.engine.sandbox.pool import CpuPressure
 
 LEN = struct.Struct("<Q")
 
@@ -30,21 +30,25 @@ LEN = struct.Struct("<Q")
 class RootUidExecutor(SandboxExecutor):
     """A broken configuration (children would stay root): the sandbox must refuse to run."""
 
-    def _config(self, ctrl_fd: int) -> dict[str, Any]:
-        config = super()._config(ctrl_fd)
+    def _config(self) -> dict[str, Any]:
+        config = super()._config()
         config["uids"] = [0]
         return config
 
 
-class UnstartableRunExecutor(SandboxExecutor):
-    """Asks for more memory than the hard limit its children were forked with, as when
+def unstartable_encode(calls: Any, *, code: Any = None, lim: Any = None, **kwargs: Any) -> bytes:
+    """Asks for more memory than the hard limit the children were forked with, as when
     something lowered a child's limits before its run: the child cannot start the run."""
+    if code is not None and kwargs.get("entry_point") != "probe":  # not the self-check
+        lim = dataclasses.replace(lim, memory_mb=10**7)
+    return REQUEST_ENCODE(calls, code=code, lim=lim, **kwargs)
 
-    @staticmethod
-    def _encode(calls: Any, *, code: Any = None, lim: Any = None, **kwargs: Any) -> bytes:
-        if code is not None and kwargs.get("entry_point") != "probe":  # not the self-check
-            lim = dataclasses.replace(lim, memory_mb=10**7)
-        return SandboxExecutor._encode(calls, code=code, lim=lim, **kwargs)
+
+REQUEST_ENCODE = codec.request_encode
+
+
+def request(run: dict[str, Any], **more: Any) -> RunRequest:
+    return RunRequest(**{**run, "calls": tuple(run["calls"]), **more})
 
 
 class _Lines(logging.Handler):
@@ -88,40 +92,33 @@ def main() -> None:
             elif op == "run":
                 assert executor is not None
                 t0 = time.perf_counter()
-                result = executor.run(**kwargs)
+                result = executor.run(request(kwargs))
                 reply = (result, time.perf_counter() - t0, executor.zygote_starts)
-            elif op == "run_with_hook":
-                # The grader's while_running hook: our trusted work, run while the child runs.
+            elif op == "run_overlapped":
+                # The grader's own work between start and wait (the reference outputs).
                 assert executor is not None
-                hooked: list[bool] = []
-
-                def hook() -> None:
-                    hooked.append(True)
-                    if kwargs["hook_raises"]:
-                        raise RuntimeError("the caller's own work failed")
-
-                result = executor.run(**kwargs["run"], while_running=hook)
-                reply = (result, len(hooked))
-            elif op == "run_gated":
-                # A gate whose answer (or failure) the test chooses; it records what it saw.
+                with executor.start(request(kwargs["run"])) as run:
+                    time.sleep(kwargs["work_seconds"])
+                    reply = run.wait()
+            elif op == "run_partial":
+                # Waits for the first result, then for all of them: how many each wait saw.
                 assert executor is not None
-                seen: list[int] = []
-
-                def go_on(results: Any) -> bool:
-                    seen.append(len(results))
-                    if kwargs["answer"] is None:
-                        raise RuntimeError("the caller's own check failed")
-                    return bool(kwargs["answer"])
-
-                progress: list[int] = []
-
-                def so_far(results: Any) -> bool:
-                    progress.append(len(results))
-                    return bool(kwargs.get("early"))  # True: wanted whatever comes
-
-                gate = Gate(after=kwargs["after"], go_on=go_on, progress=so_far)
-                result = executor.run(**kwargs["run"], gate=gate)
-                reply = (result, seen, progress)
+                with executor.start(request(kwargs["run"])) as run:
+                    part = run.wait(at_least=1)
+                    reply = (len(part.calls), run.wait())
+            elif op == "run_phases":
+                # The first ``after`` calls, then the rest as a second phase if ``more``
+                # (and only if the first ended OK, as the grader does).
+                assert executor is not None
+                calls = kwargs["run"]["calls"]
+                first_calls = {**kwargs["run"], "calls": calls[: kwargs["after"]]}
+                with executor.start(request(first_calls, second_phase=True)) as run:
+                    first = run.wait()
+                    last = None
+                    if kwargs["more"] and first.status == "ok":
+                        run.more(calls[kwargs["after"] :])
+                        last = run.wait()
+                reply = (first, last)
             elif op == "runs_busy":
                 # Runs with the pauses given before each; whether each counted as busy.
                 assert executor is not None
@@ -130,7 +127,7 @@ def main() -> None:
                 busy = []
                 for pause in kwargs["pauses"]:
                     time.sleep(pause)
-                    executor.run(**kwargs["run"])
+                    executor.run(request(kwargs["run"]))
                     busy.append(executor.busy)
                 reply = busy
             elif op == "self_check":
@@ -146,7 +143,7 @@ def main() -> None:
                         refused = ""
                     except SandboxUnavailable as e:
                         refused = str(e)
-                    result = broken.run(**kwargs["run"])
+                    result = broken.run(request(kwargs["run"]))
                 finally:
                     broken.close()
                 reply = (refused, result)
@@ -154,24 +151,28 @@ def main() -> None:
                 # A run its child cannot start: what the caller gets, and what was logged.
                 lines = _Lines()
                 logging.getLogger("grader.engine.sandbox").addHandler(lines)
-                broken = UnstartableRunExecutor()
+                codec.request_encode = unstartable_encode
+                broken = SandboxExecutor()
                 try:
-                    result = broken.run(**kwargs["run"])
+                    result = broken.run(request(kwargs["run"]))
                 finally:
+                    codec.request_encode = REQUEST_ENCODE
                     broken.close()
                     logging.getLogger("grader.engine.sandbox").removeHandler(lines)
                 reply = (result, lines.lines)
             elif op == "kill_zygote":
                 # Trusted test code killing the sandbox from outside (as a crash would).
-                assert executor is not None and executor._zygote is not None
-                os.killpg(executor._zygote.proc.pid, 9)
-                executor._zygote.proc.wait()
+                zygote = executor._pool.zygote if executor is not None else None
+                assert zygote is not None
+                os.killpg(zygote.proc.pid, 9)
+                zygote.proc.wait()
                 reply = executor.zygote_starts
             elif op == "cgroup":
-                assert executor is not None and executor._zygote is not None
+                zygote = executor._pool.zygote if executor is not None else None
+                assert executor is not None and zygote is not None
                 from grader.engine.sandbox import launcher
 
-                group = executor._cgroup
+                group = executor._pool.cgroup
 
                 def members() -> list[str]:
                     return (group / "cgroup.procs").read_text().split() if group else []
@@ -188,7 +189,7 @@ def main() -> None:
                 # A child may be forked ahead (or reaped) while the tree is read: a process of
                 # the tree must be in the group just before or just after.
                 before = members()
-                tree = [p for p in launcher.process_tree(executor._zygote.proc.pid) if alive(p)]
+                tree = [p for p in launcher.process_tree(zygote.proc.pid) if alive(p)]
                 procs = sorted(set(before) | set(members()))
                 reply = (str(group) if group else None, sorted(map(int, procs)), sorted(tree))
             elif op == "close":

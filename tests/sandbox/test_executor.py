@@ -321,46 +321,48 @@ def test_results_beyond_the_total_bound_are_bad_output(sandbox: FencedSandbox) -
     assert [float(c.output[0]) for c in result.calls] == [0.0, 1.0, 2.0, 3.0]
 
 
-@pytest.mark.parametrize("hook_raises", [False, True])
-def test_the_callers_work_runs_once_while_the_child_computes(
-    sandbox: FencedSandbox, hook_raises: bool
+def test_the_callers_work_between_start_and_wait_leaves_the_run_as_it_is(
+    sandbox: FencedSandbox,
 ) -> None:
-    # The grader computes the reference outputs there; a failure in it is ours and must not
-    # change the student's run (the checks compute what they need again).
+    # The grader computes the reference outputs there, while the child computes.
     code = "def f(x):\n    return x * 2\n"
-    run, hooked = sandbox.call(
-        "run_with_hook",
+    run = sandbox.call(
+        "run_overlapped",
         run={
             "code": code,
             "entry_point": "f",
             "calls": [Call(args=(np.arange(3.0),)) for _ in range(4)],
             "limits": Limits(),
         },
-        hook_raises=hook_raises,
+        work_seconds=0.05,
     )
-    assert hooked == 1
     assert run.status == RunStatus.OK
     assert [list(c.output) for c in run.calls] == [[0.0, 2.0, 4.0]] * 4
 
 
-# The code counts its calls in what it prints: the calls after a gate that says no never run.
+def test_a_caller_may_wait_for_the_first_results_only(sandbox: FencedSandbox) -> None:
+    # 50 ms a call: the first result is read from the area long before the last call ends.
+    code = "import time\ndef f(x):\n    time.sleep(0.05)\n    return x\n"
+    seen, run = sandbox.call(
+        "run_partial",
+        run={
+            "code": code,
+            "entry_point": "f",
+            "calls": [Call(args=(np.arange(3.0),)) for _ in range(4)],
+            "limits": Limits(),
+        },
+    )
+    assert 1 <= seen < 4
+    assert run.status == RunStatus.OK and len(run.calls) == 4
+
+
+# The code counts its calls in what it prints: a second phase never asked for never runs.
 COUNTING = "n = 0\ndef f(x):\n    global n\n    n += 1\n    print('call', n)\n    return x * n\n"
 
 
-def gated(sandbox: FencedSandbox, answer: bool | None, code: str = COUNTING, **limits: Any):
-    run, seen, _ = gated_progress(sandbox, answer, code, **limits)
-    return run, seen
-
-
-def gated_progress(
-    sandbox: FencedSandbox,
-    answer: bool | None,
-    code: str,
-    early: bool = False,
-    **limits: Any,
-):
+def phases(sandbox: FencedSandbox, more: bool, code: str = COUNTING, **limits: Any):
     return sandbox.call(
-        "run_gated",
+        "run_phases",
         run={
             "code": code,
             "entry_point": "f",
@@ -368,56 +370,44 @@ def gated_progress(
             "limits": Limits(**limits),
         },
         after=2,
-        answer=answer,
-        early=early,
+        more=more,
     )
 
 
-def test_a_gate_that_says_no_ends_the_run_before_the_calls_after_it(
+def test_a_run_with_no_second_phase_asked_ends_after_the_first(sandbox: FencedSandbox) -> None:
+    first, last = phases(sandbox, False)
+    assert last is None
+    assert first.status == RunStatus.OK and first.message == ""
+    assert [list(c.output) for c in first.calls] == [[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]]
+    assert first.stdout == "call 1\ncall 2\n"
+
+
+def test_a_second_phase_runs_in_the_same_child(sandbox: FencedSandbox) -> None:
+    # The module's global counter goes on from 2 to 5: one child, one module load.
+    first, last = phases(sandbox, True)
+    assert len(first.calls) == 2
+    assert last.status == RunStatus.OK
+    assert [float(c.output[1]) for c in last.calls] == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert last.stdout == "".join(f"call {i}\n" for i in range(1, 6))
+
+
+def test_a_run_stopped_in_its_first_phase_ends_there(sandbox: FencedSandbox) -> None:
+    code = COUNTING.replace("    return", "    while n == 2:\n        pass\n    return")
+    first, last = phases(sandbox, True, code=code, cpu_seconds=1, wall_seconds=5)
+    assert last is None
+    assert first.status == RunStatus.CPU_LIMIT
+    assert len(first.calls) == 1
+
+
+def test_a_child_that_closes_its_request_pipe_ends_after_the_first_phase(
     sandbox: FencedSandbox,
 ) -> None:
-    run, seen = gated(sandbox, False)
-    assert seen == [2]
-    assert run.status == RunStatus.OK and run.message == ""
-    assert [list(c.output) for c in run.calls] == [[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]]
-    assert run.stdout == "call 1\ncall 2\n"
-
-
-@pytest.mark.parametrize("answer", [True, None], ids=["yes", "the-gate-fails"])
-def test_a_gate_that_says_yes_or_fails_runs_every_call_in_the_same_child(
-    sandbox: FencedSandbox, answer: bool | None
-) -> None:
-    # The module's global counter goes on from 2 to 5: one child, one module load.
-    run, seen = gated(sandbox, answer)
-    assert seen == [2]
-    assert run.status == RunStatus.OK
-    assert [float(c.output[1]) for c in run.calls] == [1.0, 2.0, 3.0, 4.0, 5.0]
-    assert run.stdout == "".join(f"call {i}\n" for i in range(1, 6))
-
-
-def test_a_run_stopped_before_the_gate_never_asks(sandbox: FencedSandbox) -> None:
-    code = COUNTING.replace("    return", "    while n == 2:\n        pass\n    return")
-    run, seen = gated(sandbox, True, code=code, cpu_seconds=1, wall_seconds=5)
-    assert seen == []
-    assert run.status == RunStatus.CPU_LIMIT
-    assert len(run.calls) == 1
-
-
-def test_a_child_that_closes_its_request_pipe_ends_at_the_gate(sandbox: FencedSandbox) -> None:
     # The student's code meddling with the request descriptor harms only its own run.
     code = "import os\nos.close(4)\ndef f(x):\n    return x\n"
-    run, seen = gated(sandbox, True, code=code)
-    assert seen == [2]
-    assert len(run.calls) == 2
-    assert run.status == RunStatus.EXITED
-
-
-def test_the_results_before_the_gate_are_handed_over_as_they_come(sandbox: FencedSandbox) -> None:
-    # 20 ms a call: the parent looks at the area many times before the child reaches the gate.
-    slow = COUNTING.replace("    return", "    import time\n    time.sleep(0.02)\n    return")
-    run, seen, progress = gated_progress(sandbox, False, slow)
-    assert seen == [2] and len(run.calls) == 2
-    assert progress and progress == sorted(progress) and set(progress) <= {1, 2}
+    first, last = phases(sandbox, True, code=code)
+    assert first.status == RunStatus.OK and len(first.calls) == 2
+    assert len(last.calls) == 2
+    assert last.status == RunStatus.EXITED
 
 
 def test_runs_back_to_back_count_as_busy_and_a_pause_ends_it(sandbox: FencedSandbox) -> None:
@@ -434,16 +424,3 @@ def test_runs_back_to_back_count_as_busy_and_a_pause_ends_it(sandbox: FencedSand
         pauses=[0.0, 0.3, 0.0, 0.0, 0.3],
     )
     assert busy[1:] == [False, True, True, False]
-
-
-@pytest.mark.parametrize("answer", [True, False])
-def test_calls_wanted_before_the_gate_are_sent_ahead_and_run_whatever_it_says(
-    sandbox: FencedSandbox, answer: bool
-) -> None:
-    # progress said "wanted" (a check failed): the rest went out early, the gate is still
-    # asked (the caller sees every result before it) but cannot take the rest back.
-    slow = COUNTING.replace("    return", "    import time\n    time.sleep(0.02)\n    return")
-    run, seen, progress = gated_progress(sandbox, answer, slow, early=True)
-    assert progress and seen == [2]
-    assert run.status == RunStatus.OK
-    assert [float(c.output[1]) for c in run.calls] == [1.0, 2.0, 3.0, 4.0, 5.0]

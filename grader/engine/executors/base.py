@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
+
+from grader.engine.status import VerdictStatus
 
 # A call argument: arrays cross as .npy bytes; the rest as JSON scalars.
 Arg = np.ndarray | int | float | bool | None
@@ -52,9 +54,20 @@ class RunStatus(enum.StrEnum):
     BAD_OUTPUT = "bad-output"  # the child's reply broke the protocol or a size bound
     INTERNAL = "internal"  # our fault (the sandbox broke): never charged to the student
 
+    @property
+    def verdict(self) -> VerdictStatus | None:
+        """The verdict this ending decides by itself: None for OK (the checks judge the
+        outputs), INTERNAL_ERROR for ours, ERROR for every way the student's code stopped."""
+        return _RUN_VERDICTS.get(self, VerdictStatus.ERROR)
+
+
+_RUN_VERDICTS: dict[RunStatus, VerdictStatus | None] = {
+    RunStatus.OK: None,
+    RunStatus.INTERNAL: VerdictStatus.INTERNAL_ERROR,
+}
 
 # Statuses that mean the student's code is at fault (as opposed to INTERNAL).
-STUDENT_FAULT_STATUSES = frozenset(RunStatus) - {RunStatus.OK, RunStatus.INTERNAL}
+STUDENT_FAULT_STATUSES = frozenset(s for s in RunStatus if s.verdict == VerdictStatus.ERROR)
 
 
 @dataclass(frozen=True)
@@ -82,45 +95,86 @@ class RunResult:
 
 
 @dataclass(frozen=True)
-class Gate:
-    """The calls after the first ``after`` run only if ``go_on`` says so.
+class RunRequest:
+    """One run of a student's module: load ``code``, then call ``entry_point`` on each call.
 
-    ``go_on`` is the caller's trusted code, given the first ``after`` results once they are all
-    in. The grade uses it so that a submission that passes every check is not also run on the
-    diagnosis's inputs (28 calls of 50): only failing code needs its misconception named. When
-    ``go_on`` says no, the run ends there with status OK and ``after`` results. A run that
-    stops before the gate never asks. When it says yes, ``meanwhile`` (the caller's trusted
-    work, like ``while_running``) runs once while the calls after the gate compute. An
-    executor may also hand ``progress`` the results so far, now and then, while the calls
-    before the gate compute (the grade judges the checks that are complete); when it returns
-    True the caller wants the calls after the gate whatever comes, and the executor may send
-    them ahead (``go_on`` is still asked, but cannot take them back). An executor may ignore
-    the gate and run every call.
+    ``second_phase``: the caller may ask for more calls on the same loaded module once these
+    are done (``Run.more``, at most once). The grade uses it so that a submission that passes
+    every check is not also run on the diagnosis's inputs: only failing code needs its
+    misconception named, and a second child would pay the fork and the module load again.
     """
 
-    after: int
-    go_on: Callable[[Sequence[CallResult]], bool]
-    meanwhile: Callable[[], None] | None = None
-    progress: Callable[[Sequence[CallResult]], bool] | None = None
+    code: str
+    entry_point: str
+    calls: tuple[Call, ...]
+    limits: Limits = field(default_factory=Limits)
+    second_phase: bool = False
+
+
+class Run(Protocol):
+    """A run in progress. The caller drives it; the executor never calls back.
+
+    ``wait`` blocks until every call handed over so far is done (or, with ``at_least``, that
+    many), or the run ended (a limit, a crash), and returns the results so far in order: fewer
+    than ``at_least`` only if the run ended. ``more`` hands over a second
+    phase of calls (only if the request allowed it, only after ``wait`` returned OK, at most
+    once) and returns at once: the caller's trusted work then overlaps with them, and ``wait``
+    collects them. ``close`` ends the run; a run is also a context manager that closes it.
+    """
+
+    def wait(self, at_least: int | None = None) -> RunResult: ...
+
+    def more(self, calls: Sequence[Call]) -> None: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Run: ...
+
+    def __exit__(self, *exc: object) -> None: ...
 
 
 class Executor(Protocol):
     """Runs untrusted code somewhere that is not this process, and returns only outputs.
 
-    ``while_running``, if given, is called once with the calls handed over and not yet done:
-    trusted work of the caller's (the reference outputs) that then costs no wall-clock time.
-    ``gate``, if given, may end the run early (see ``Gate``).
+    ``start`` hands the request over and returns once the calls are on their way: trusted work
+    the caller does before ``Run.wait`` (the reference outputs) then costs no wall-clock time.
     """
 
-    def run(
-        self,
-        *,
-        code: str,
-        entry_point: str,
-        calls: Sequence[Call],
-        limits: Limits,
-        while_running: Callable[[], None] | None = None,
-        gate: Gate | None = None,
-    ) -> RunResult: ...
+    def start(self, request: RunRequest) -> Run: ...
 
     def close(self) -> None: ...
+
+
+def run_whole(executor: Executor, request: RunRequest) -> RunResult:
+    """Every call of ``request`` in one run, for callers with no second phase."""
+    with executor.start(request) as run:
+        return run.wait()
+
+
+class LocalRun:
+    """A run computed here, one phase at a time, by ``compute`` (the executor's own function
+    from calls to their result): for executors that run nothing elsewhere, so nothing overlaps."""
+
+    def __init__(self, compute: Callable[[Sequence[Call]], RunResult], request: RunRequest):
+        self._compute = compute
+        self._second_phase = request.second_phase
+        self._result = compute(request.calls)
+
+    def wait(self, at_least: int | None = None) -> RunResult:
+        return self._result
+
+    def more(self, calls: Sequence[Call]) -> None:
+        if not self._second_phase or self._result.status != RunStatus.OK:
+            raise RuntimeError("no second phase for this run")
+        self._second_phase = False
+        then = self._compute(calls)
+        self._result = replace(then, calls=[*self._result.calls, *then.calls])
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> LocalRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine.executors.base import Call, CallResult, Gate, Limits, RunResult, RunStatus
+from grader.engine.executors.base import (
+    Call,
+    CallResult,
+    LocalRun,
+    RunRequest,
+    RunResult,
+    RunStatus,
+)
 from grader.engine.sandbox.messages import MSG_NOT_NUMERIC
 
 # The sandbox's own words for a non-array return, so a test reads like a real verdict.
@@ -33,27 +40,16 @@ class CallableExecutor:
             raise TypeError("CallableExecutor takes a trusted callable, not source code")
         self.func = func
 
-    def run(
-        self,
-        *,
-        code: str,
-        entry_point: str,
-        calls: Sequence[Call],
-        limits: Limits,
-        while_running: Callable[[], None] | None = None,
-        gate: Gate | None = None,
-    ) -> RunResult:
-        # ``code`` and ``entry_point`` are ignored on purpose: this executor never compiles text.
-        del code, entry_point, limits
-        if while_running is not None:
-            while_running()  # nothing runs elsewhere to overlap with
-        at = gate.after if gate is not None else len(calls)
-        results = [self._one(call) for call in calls[:at]]
-        if gate is None or gate.go_on(results):
-            if gate is not None and gate.meanwhile is not None:
-                gate.meanwhile()
-            results += [self._one(call) for call in calls[at:]]
-        return RunResult(status=RunStatus.OK, calls=results)
+    def start(self, request: RunRequest) -> LocalRun:
+        # The request's code and entry point are ignored on purpose: this never compiles text.
+        return LocalRun(self._calls, request)
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Every call of ``request``, at once."""
+        return self._calls(request.calls)
+
+    def _calls(self, calls: Sequence[Call]) -> RunResult:
+        return RunResult(status=RunStatus.OK, calls=[self._one(call) for call in calls])
 
     def _one(self, call: Call) -> CallResult:
         args = tuple(_copy(a) for a in call.args)

@@ -14,8 +14,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grader.engine.grading import ERROR, INTERNAL_ERROR, Verdict, grade
+from grader.engine.grading import Verdict, grade
 from grader.engine.limits import CODE_MAX_BYTES
+from grader.engine.status import VerdictStatus
 from grader.models import Exercise
 from grader.selectors.exercises import exercise_get_by_slug, exercise_spec_get
 
@@ -78,12 +79,14 @@ class Command(BaseCommand):
             raw = Path(path).read_bytes()
             code = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            return Verdict(status=ERROR, score=0.0, message=MSG_UNREADABLE.format(error=exc))
+            return Verdict(
+                status=VerdictStatus.ERROR, score=0.0, message=MSG_UNREADABLE.format(error=exc)
+            )
         if len(raw) > CODE_MAX_BYTES:
-            return Verdict(status=ERROR, score=0.0, message=MSG_TOO_LARGE)
+            return Verdict(status=VerdictStatus.ERROR, score=0.0, message=MSG_TOO_LARGE)
         verdict = grade(spec=spec, code=code, seed=seed, executor=executor)
         for _ in range(INTERNAL_RETRIES):
-            if verdict.status != INTERNAL_ERROR:
+            if verdict.status != VerdictStatus.INTERNAL_ERROR:
                 break
             verdict = grade(spec=spec, code=code, seed=seed, executor=executor)
         return verdict

@@ -670,7 +670,7 @@ def handle_request(cfg: dict[str, Any]) -> int:
         if not run_calls(header["calls"], blobs):
             return 0
         if gated:
-            # The calls after the gate come only if the parent wants them, after judging what
+            # The second phase comes only if the parent wants it, after judging what
             # the area holds: a second part of the request, or the pipe closed (the end).
             flush_std()
             emit(p.PAUSE)
