@@ -98,7 +98,7 @@ def test_regrade_confirm_progress_done_then_the_student_sees_why(
     student = logged_in_page(ann, "ann-e2e-pass-123")
     student.goto(f"/exercises/{SLUG}/history/")
     notice = student.locator(f'.regrade-notice[data-submission="{wronged.pk}"]')
-    expect(notice).to_contain_text("Failed, score 0.00 → Passed, score 1.00")
+    expect(notice).to_contain_text("your best score went from 0.00 to 1.00")
     expect(notice).to_contain_text("because the exercise's checks changed on")
     student.goto(f"/exercises/{SLUG}/")
     expect(notice).to_be_visible()  # on the exercise page too, until dismissed
@@ -107,6 +107,53 @@ def test_regrade_confirm_progress_done_then_the_student_sees_why(
     student.wait_for_load_state()
     expect(student.locator(".regrade-notice")).to_have_count(0)
     student.goto(f"/exercises/{SLUG}/history/")
+    expect(student.locator(".regrade-notice")).to_have_count(0)
+
+
+def test_a_regrade_of_several_attempts_shows_one_notice_and_lists_the_small_moves(
+    worker_stack: None,
+    instructor_page: Page,
+    logged_in_page: Callable[..., Page],
+    screenshot: Callable[..., object],
+) -> None:
+    ann = _student("ann-e2e")
+    # Correct code: the real worker grades each passed, 1.00. One was stored as failed (a
+    # status change, announced); three as passed a hair below 1 (moves under the threshold).
+    wronged = _stored(ann, status="failed", score=0.0)
+    nearly = [_stored(ann, status="passed", score=score) for score in (0.97, 0.98, 0.99)]
+    page = instructor_page
+    page.goto(f"/staff/exercises/{SLUG}/regrade/confirm/")
+    expect(page.get_by_label("Announce score moves of at least")).to_have_value("0.05")
+    page.get_by_role("button", name="Regrade 4 submissions").click()
+    expect(page.locator("#regrade-progress")).to_have_attribute(
+        "data-done", "true", timeout=GRADING_TIMEOUT_MS
+    )
+    wait_until(
+        lambda: RegradeNotice.objects.filter(user=ann).count() == 4,
+        timeout=GRADING_TIMEOUT_MS / 1000,
+    )
+
+    student = logged_in_page(ann, "ann-e2e-pass-123")
+    student.goto(f"/exercises/{SLUG}/")
+    notices = student.locator(".regrade-notice")
+    expect(notices).to_have_count(1)
+    expect(notices).to_contain_text("your best score went from 0.99 to 1.00")
+    expect(notices.get_by_role("button", name="Dismiss")).to_have_count(1)
+    screenshot(student, "student-regrade-one-notice")
+    notices.get_by_role("link", name="What changed in 4 attempts").click()
+    rows = student.locator("tr.regrade-detail")
+    expect(rows).to_have_count(4)
+    expect(student.locator(f'tr[data-submission="{wronged.pk}"]')).to_have_attribute(
+        "data-announced", "yes"
+    )
+    for s in nearly:
+        expect(student.locator(f'tr[data-submission="{s.pk}"]')).to_have_attribute(
+            "data-announced", "no"
+        )
+    screenshot(student, "student-regrade-details")
+    student.goto(f"/exercises/{SLUG}/")
+    notices.get_by_role("button", name="Dismiss").click()
+    student.wait_for_load_state()
     expect(student.locator(".regrade-notice")).to_have_count(0)
 
 
