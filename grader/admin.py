@@ -80,7 +80,10 @@ class ExerciseCheckFormSet(forms.BaseInlineFormSet):
         return form
 
 
-class ExerciseCheckInline(admin.TabularInline):
+class ExerciseCheckInline(admin.StackedInline):
+    """Each check's fields stacked: side by side, with the parameters' JSON and its help,
+    Weight and Visibility sat past the edge of the form at 1280 px."""
+
     model = ExerciseCheck
     form = ExerciseCheckForm
     formset = ExerciseCheckFormSet

@@ -203,3 +203,28 @@ def test_the_grades_download_has_each_students_scores(instructor_page: Page) -> 
         }
     ]
     assert rows[0]["last_submitted_at"].endswith("+00:00")
+
+
+def test_the_exercise_form_with_its_checks_does_not_scroll_sideways_at_1280(
+    instructor_page: Page, screenshot: Callable[..., object]
+) -> None:
+    exercise = Exercise.objects.get(slug=SLUG)
+    assert exercise.checks.count() >= 2
+    page = instructor_page
+    page.goto(f"/admin/grader/exercise/{exercise.pk}/change/")
+    group = page.locator("#checks-group")
+    expect(group).to_be_visible()
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 1280, f"the form scrolls sideways at 1280 px ({width} px)"
+    # Nor does any box inside the checks scroll sideways (a table in its own scroller did).
+    sideways = group.evaluate(
+        """g => [g, ...g.querySelectorAll("*")]
+            .filter(e => e.scrollWidth > e.clientWidth + 1
+                && ["auto", "scroll"].includes(getComputedStyle(e).overflowX))
+            .map(e => e.tagName + "." + e.className)"""
+    )
+    assert sideways == [], sideways
+    for field in ("weight", "visibility"):
+        box = page.locator(f"#id_checks-0-{field}").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 1280, (field, box)
+    screenshot(page, "exercise-admin-checks-1280")
