@@ -163,6 +163,7 @@ def test_from_a_misconception_count_to_the_submissions_that_show_it(
     ann = _student("ann-e2e")
     hit = _stored(ann, status="failed", score=0.2, codes=["missing-scale"])
     other = _stored(ann, status="failed", score=0.5, codes=["scale-by-d"])
+    _stored(ann, status="error", score=0.0)
     page = instructor_page
     page.goto("/admin/")
     page.locator("#staff-pages").get_by_role("link", name="Misconceptions").click()
@@ -170,6 +171,9 @@ def test_from_a_misconception_count_to_the_submissions_that_show_it(
     expect(article.locator("h3")).to_contain_text("The scores are not divided by √d_k")
     expect(article).to_contain_text("1 of 1 students affected (100%)")
     expect(article.locator("svg[role=img] rect.bar")).to_have_count(30)
+    errors = page.locator('article[data-code="errors-and-timeouts"]')
+    expect(errors.locator("h3")).to_have_text("Errors and time-outs")
+    expect(errors).to_contain_text("1 of 1 students affected")
     _fits_a_phone(page)
     screenshot(page, "instructor-misconceptions")
 
@@ -182,10 +186,11 @@ def test_from_a_misconception_count_to_the_submissions_that_show_it(
     expect(page.get_by_role("link", name=f"#{other.pk}")).to_have_count(0)
 
 
-def test_the_grades_download_has_each_students_scores(instructor_page: Page) -> None:
+def test_the_grades_download_has_each_students_scores(instructor_page: Page, instructor) -> None:
     ann = _student("=ann-e2e")  # a username a spreadsheet would run as a formula
     _stored(ann, status="failed", score=0.5)
     _stored(ann, status="passed", score=1.0)
+    _stored(instructor, status="passed", score=1.0)  # staff trying the exercise: no row
     page = instructor_page
     page.goto("/staff/submissions/")
     with page.expect_download() as download:
