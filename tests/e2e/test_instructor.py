@@ -233,3 +233,70 @@ def test_the_exercise_form_with_its_checks_does_not_scroll_sideways_at_1280(
         box = page.locator(f"#id_checks-0-{field}").bounding_box()
         assert box is not None and box["x"] + box["width"] <= 1280, (field, box)
     screenshot(page, "exercise-admin-checks-1280")
+
+
+@pytest.mark.parametrize("extra_checks", [0, 8])
+def test_the_exercise_validate_page_shows_the_diagnosis_column_whole(
+    instructor_page: Page, instructor, screenshot: Callable[..., object], extra_checks: int
+) -> None:
+    """Whole, even when an exercise has more checks than fit 1280 px (they scroll in their
+    box, the diagnosis does not)."""
+    from django.utils import timezone
+
+    from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS, misconception_describe
+    from grader.models import ExerciseValidation
+
+    exercise = Exercise.objects.get(slug=SLUG)
+    labels = [c.label or c.name for c in exercise.checks.all()]
+    labels += [f"An instructor's own check {k}" for k in range(extra_checks)]
+    impls = [impl for impl in WRONG_IMPLEMENTATIONS if impl.kind == exercise.kind]
+    codes = [impl.code for impl in impls]
+    # What the worker stores; a diagnosis naming two codes, as a wrong implementation's can.
+    rows = [
+        {
+            "code": impl.code,
+            "title": misconception_describe(impl.code)["title"],
+            "implementation": impl.func.__name__,
+            "caught": True,
+            "named": True,
+            "score": 0.25,
+            "diagnosis": [impl.code, *codes[:1]],
+            "cells": [i % 2 == 0 for i in range(len(labels))],
+        }
+        for impl in impls
+    ]
+    ExerciseValidation.objects.create(
+        exercise=exercise,
+        requested_by=instructor,
+        status=ExerciseValidation.Status.DONE,
+        finished_at=timezone.now(),
+        report={
+            "reference_passed": True,
+            "reference": {"status": "passed", "message": "", "score": 1.0, "diagnosis": []},
+            "uncaught": [],
+            "check_labels": labels,
+            "reference_cells": [True] * len(labels),
+            "rows": rows,
+        },
+    )
+    page = instructor_page
+    page.goto(f"/admin/grader/exercise/{exercise.pk}/validate/")
+    table = page.locator("#validate-table")
+    expect(table.locator("tbody tr[data-code]")).to_have_count(len(rows))
+    clipped = table.evaluate(
+        """t => {
+            const box = t.parentElement.getBoundingClientRect();
+            return [...t.querySelectorAll("td.diagnosis")]
+                .filter(td => {
+                    const r = td.getBoundingClientRect();
+                    return r.right > box.right + 1 || td.scrollWidth > td.clientWidth + 1;
+                })
+                .map(td => td.textContent.trim());
+        }"""
+    )
+    assert clipped == [], clipped
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 1280, f"the page scrolls sideways ({width} px)"
+    first = table.locator("tbody tr[data-code] td.diagnosis").first
+    expect(first).to_contain_text(", ".join([codes[0], *codes[:1]]))
+    screenshot(page, f"exercise-validate-diagnosis-{len(labels)}-checks")
