@@ -120,6 +120,13 @@ class ExerciseForm(forms.ModelForm):
             ),
         }
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The admin's deadline is two inputs under one label, which names the first only.
+        deadline = self.fields["deadline"].widget
+        for widget, part in zip(getattr(deadline, "widgets", ()), ("date", "time"), strict=False):
+            widget.attrs.setdefault("aria-label", f"Deadline {part}")
+
     def clean_time_limit_seconds(self) -> float:
         return grading_limits.CPU_SECONDS.clamp(self.cleaned_data["time_limit_seconds"])
 

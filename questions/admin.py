@@ -9,8 +9,9 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import ForeignKey, Model, QuerySet
+from django.db.models import ForeignKey, ManyToManyField, Model, QuerySet
 from django.forms import ModelChoiceField
+from django.forms.utils import pretty_name
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -99,8 +100,36 @@ def _follow_ups_of_this_question(request: HttpRequest) -> QuerySet[FollowUp]:
     return FollowUp.objects.filter(question_id=object_id or 0)
 
 
+def _name_row_fields(form: forms.BaseForm) -> None:
+    """Give each field of a tabular inline's row its label as its accessible name: the row's
+    inputs sit under column headings, with no <label> of their own. Checkbox and radio groups
+    keep their per-choice labels."""
+    for name, field in form.fields.items():
+        # The admin wraps a foreign key's select (with its add and change links).
+        widget = getattr(field.widget, "widget", field.widget)
+        if isinstance(widget, (forms.CheckboxSelectMultiple, forms.RadioSelect)):
+            continue
+        widget.attrs.setdefault("aria-label", str(field.label or pretty_name(name)))
+
+
+class NamedRowsFormSet(forms.BaseInlineFormSet):
+    """A tabular inline's formset whose Delete boxes are named too (added after the form)."""
+
+    def add_fields(self, form: forms.Form, index: int | None) -> None:
+        super().add_fields(form, index)
+        _name_row_fields(form)
+
+
+class KeyPointForm(forms.ModelForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _name_row_fields(self)
+
+
 class KeyPointInline(admin.TabularInline):
     model = KeyPoint
+    form = KeyPointForm
+    formset = NamedRowsFormSet
     extra = 0
     fields = ("slug", "label", "patterns", "follow_up", "ordering")
 
@@ -177,6 +206,7 @@ class ExampleAnswerForm(forms.ModelForm):
         self.key_point_targets = choices.key_point_targets
         self.fields["expected_key_points"].choices = choices.key_points
         self.fields["expected_wrong_answer"].choices = choices.wrong_answers
+        _name_row_fields(self)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -208,6 +238,7 @@ class ExampleAnswerInline(admin.TabularInline):
 
     model = ExampleAnswer
     form = ExampleAnswerForm
+    formset = NamedRowsFormSet
     extra = 0
     verbose_name = "Example answer"
     verbose_name_plural = (
@@ -254,7 +285,9 @@ class QuestionAdmin(admin.ModelAdmin):
     list_editable = ("ordering",)
     search_fields = ("title", "slug", "prompt")
     prepopulated_fields = {"slug": ("title",)}
-    filter_horizontal = ("roles",)
+    # Checkboxes, not the two-box filter widget: its script writes ARIA attributes that the
+    # HTML spec forbids on its icons, and a question has a handful of roles to choose from.
+    formfield_overrides = {ManyToManyField: {"widget": forms.CheckboxSelectMultiple}}
     readonly_fields = ("preview_link",)
     fieldsets = (
         (None, {"fields": ("title", "slug", "status", "preview_link")}),
@@ -264,6 +297,20 @@ class QuestionAdmin(admin.ModelAdmin):
     inlines = (FollowUpInline, WrongAnswerInline, KeyPointInline, ExampleAnswerInline)
     actions = ("publish", "unpublish", "validate_action")
     change_form_template = "admin/questions/question/change_form.html"
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> Any:
+        form = super().get_changelist_form(request, **kwargs)
+
+        class NamedRowForm(form):  # type: ignore[valid-type,misc]
+            # The list's editable cells have no label: name each after its question.
+            def __init__(self, *args: Any, **form_kwargs: Any) -> None:
+                super().__init__(*args, **form_kwargs)
+                title = getattr(self.instance, "title", "")
+                for name, field in self.fields.items():
+                    label = field.label or name
+                    field.widget.attrs["aria-label"] = f"{label} of {title}" if title else label
+
+        return NamedRowForm
 
     def get_urls(self) -> list:
         urls = [
