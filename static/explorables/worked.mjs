@@ -63,7 +63,7 @@ function checkParagraphs(r) {
 export function mountWorkedExample(root) {
   const inputs = [...root.querySelectorAll("input[data-q]")];
   const check = root.querySelector('[data-out="check"]');
-  const heading = check.querySelector("h4");
+  const heading = check.querySelector("h3");
   const readQ = () => {
     const Q = WORKED_Q.map((row) => row.slice());
     for (const input of inputs) {

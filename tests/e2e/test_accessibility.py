@@ -31,6 +31,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialize
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 WIDTHS = (1280, 390)
 BLOCKING = ("serious", "critical")
+# Moderate for axe, but a skipped heading level breaks the outline screen readers navigate by.
+BLOCKING_RULES = ("heading-order",)
 
 _RUN_AXE = """async () => {
   const result = await axe.run(document, { resultTypes: ["violations"] });
@@ -66,7 +68,7 @@ def _scan(tab: Page, paths: Iterable[str], *, ready: Callable[[Page, str], None]
             for v in tab.evaluate(_RUN_AXE):
                 line = f"{path} @{width}: [{v['impact']}] {v['id']}: {v['help']} {v['nodes']}"
                 print(line)
-                if v["impact"] in BLOCKING:
+                if v["impact"] in BLOCKING or v["id"] in BLOCKING_RULES:
                     found.append(line)
     return found
 
