@@ -52,6 +52,7 @@ class RegradeProgress:
     done: int
     internal_errors: int
     notices: int
+    quiet: int = 0  # of the notices, the small moves listed in the details, not announced
 
     @property
     def total(self) -> int:
@@ -73,12 +74,13 @@ def regrade_progress_latest(*, exercise: Exercise) -> RegradeProgress | None:
     )
     notices = RegradeNotice.objects.filter(
         submission__regrade=regrade, created_at__gte=regrade.created_at
-    ).count()
+    ).aggregate(all=Count("id"), quiet=Count("id", filter=Q(announced=False)))
     return RegradeProgress(
         regrade=regrade,
         done=counts["done"],
         internal_errors=counts["internal"],
-        notices=notices,
+        notices=notices["all"],
+        quiet=notices["quiet"],
     )
 
 

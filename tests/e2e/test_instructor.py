@@ -132,6 +132,8 @@ def test_a_regrade_of_several_attempts_shows_one_notice_and_lists_the_small_move
         lambda: RegradeNotice.objects.filter(user=ann).count() == 4,
         timeout=GRADING_TIMEOUT_MS / 1000,
     )
+    page.goto(f"/staff/exercises/{SLUG}/regrade/")
+    expect(page.locator("#regrade-quiet")).to_contain_text("3 of them moved less than 0.05")
 
     student = logged_in_page(ann, "ann-e2e-pass-123")
     student.goto(f"/exercises/{SLUG}/")

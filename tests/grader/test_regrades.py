@@ -329,6 +329,8 @@ def test_a_regrade_of_several_attempts_is_one_notice_small_moves_listed_not_anno
         _grade(s, status="failed", score=new)
     notices = RegradeNotice.objects.order_by("submission_id")
     assert [n.announced for n in notices] == [False, False, False, True]
+    progress = regrade_progress_latest(exercise=exercise)
+    assert (progress.notices, progress.quiet) == (4, 3)
     assert {n.regrade_id for n in notices} == {regrade.pk}
     [announced] = regrade_announcements_unseen(user=ann, exercise=exercise)
     assert (announced.best_before, announced.best_after) == (0.8, 0.9)
