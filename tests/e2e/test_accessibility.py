@@ -18,7 +18,14 @@ from playwright.sync_api import Page, expect
 
 from grader.engine import reference, wrong_implementations
 from grader.engine.executors.trusted import CallableExecutor
-from grader.models import Exercise, ExerciseValidation, Submission, TrialRun
+from grader.models import (
+    Exercise,
+    ExerciseValidation,
+    Regrade,
+    RegradeNotice,
+    Submission,
+    TrialRun,
+)
 from grader.selectors.exercises import exercise_list_published
 from grader.services.submissions import submission_grade
 from questions.models import Question
@@ -132,6 +139,20 @@ def test_the_student_pages_have_no_serious_accessibility_violation(
     run = TrialRun.objects.create(
         user=graded["student"], exercise=exercise, code=golden("correct_matmul")
     )
+    # A regrade that moved both: its notice on the exercise's pages, and its details page.
+    regrade = Regrade.objects.create(exercise=exercise, checks_changed_at=timezone.now())
+    for submission, announced in ((older, True), (newer, False)):
+        RegradeNotice.objects.create(
+            submission=submission,
+            user=graded["student"],
+            regrade=regrade,
+            announced=announced,
+            old_status="failed",
+            old_score=0.5,
+            new_status="failed",
+            new_score=0.52 if not announced else 0.75,
+            reason="the exercise's checks changed on 2026-01-01",
+        )
     paths = [e.get_absolute_url() for e in exercise_list_published()]
     paths += [
         "/exercises/",
@@ -140,6 +161,7 @@ def test_the_student_pages_have_no_serious_accessibility_violation(
         f"/submissions/{older.pk}/",
         f"/submissions/{newer.pk}/",
         f"/runs/{run.pk}/",
+        f"/regrades/{regrade.pk}/",
     ]
     found = _scan(tab, paths, ready=_editor)
     assert not found, "serious accessibility violations:\n" + "\n".join(found)
