@@ -41,7 +41,8 @@ BATCH = 128
 STEPS = 300
 LEARNING_RATE = 0.1
 HEAD_SIZES = (16, 32, 64, 128, 256)
-REPORT_STEPS = (0, 25, 50, 100, 200, 299)
+# The table's rows; its last row is the run's end, as the summary figures give it (below).
+REPORT_STEPS = (0, 25, 50, 100, 200)
 # The summary figures average the last LAST steps: one batch's loss is noisy (a query stuck
 # on a wrong key costs about READOUT nats, 1/BATCH of which lands in the batch's mean).
 LAST = 20
@@ -351,6 +352,16 @@ def _run_table(config: Config, history: dict[str, History]) -> list[str]:
             f" {s.grad_k[t]:>9.1e} {u.grad_k[t]:>9.1e}"
         )
     ss, su = summarise(s), summarise(u)
+    # The end of the run as one set of numbers: the same means the sentence below quotes.
+    lines.append(
+        f"{'last ' + str(LAST):>5}"
+        f" {ss.loss:>7.3f} {su.loss:>7.3f}"
+        f" {ss.accuracy:>7.0%} {su.accuracy:>7.0%}"
+        f" {ss.entropy:>7.3f} {su.entropy:>7.3f}"
+        f" {ss.top_weight:>7.3f} {su.top_weight:>7.3f}"
+        f" {ss.grad_q:>9.1e} {su.grad_q:>9.1e}"
+        f" {ss.grad_k:>9.1e} {su.grad_k:>9.1e}"
+    )
     lines += [
         "",
         f"Mean of the last {LAST} steps: loss {ss.loss:.3f} (÷√d_k) vs {su.loss:.3f} (none); "

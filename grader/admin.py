@@ -80,7 +80,10 @@ class ExerciseCheckFormSet(forms.BaseInlineFormSet):
         return form
 
 
-class ExerciseCheckInline(admin.TabularInline):
+class ExerciseCheckInline(admin.StackedInline):
+    """Each check's fields stacked: side by side, with the parameters' JSON and its help,
+    Weight and Visibility sat past the edge of the form at 1280 px."""
+
     model = ExerciseCheck
     form = ExerciseCheckForm
     formset = ExerciseCheckFormSet
@@ -116,6 +119,13 @@ class ExerciseForm(forms.ModelForm):
                 f"{grading_limits.MEMORY_MB.high:g} MB."
             ),
         }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The admin's deadline is two inputs under one label, which names the first only.
+        deadline = self.fields["deadline"].widget
+        for widget, part in zip(getattr(deadline, "widgets", ()), ("date", "time"), strict=False):
+            widget.attrs.setdefault("aria-label", f"Deadline {part}")
 
     def clean_time_limit_seconds(self) -> float:
         return grading_limits.CPU_SECONDS.clamp(self.cleaned_data["time_limit_seconds"])

@@ -166,9 +166,10 @@ class SubmissionSerializer(serializers.ModelSerializer):
     )
     queue_estimate_seconds = serializers.SerializerMethodField(
         help_text=(
-            "While queued: about how many seconds until its grade starts (the submissions "
-            "ahead of it times the median recent grade, shared by the workers); null once it "
-            "runs or before any grade was measured. An estimate, not a promise."
+            "While queued: about how many seconds until its grade starts (what is left of "
+            "the grades running now plus the submissions ahead of it, at the median recent "
+            "grade counting the running ones, shared by the busy workers); null once it runs "
+            "or before any grade was measured. An estimate, not a promise."
         )
     )
     error = serializers.SerializerMethodField(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django import forms
 
 from grader.engine.limits import CODE_MAX_BYTES
-from grader.models import Submission
+from grader.models import REGRADE_NOTICE_THRESHOLD, Submission
 
 # Row ids are 64-bit signed integers in every database we run on.
 ID_MAX = 2**63 - 1
@@ -33,3 +33,22 @@ class StaffFilterForm(forms.Form):
     user = forms.CharField(required=False, max_length=150)
     misconception = forms.SlugField(required=False, max_length=100)
     page = forms.IntegerField(required=False, min_value=1, max_value=ID_MAX)
+
+
+class RegradeApplyForm(forms.Form):
+    notice_threshold = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        initial=REGRADE_NOTICE_THRESHOLD,
+        label="Announce score moves of at least",
+        help_text=(
+            "A smaller move (the status unchanged) is listed in the student's details of the "
+            "regrade, not announced."
+        ),
+        widget=forms.NumberInput(attrs={"step": "0.01"}),
+    )
+
+    def clean_notice_threshold(self) -> float:
+        value = self.cleaned_data.get("notice_threshold")
+        return REGRADE_NOTICE_THRESHOLD if value is None else value

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
@@ -31,6 +32,10 @@ class TransitionQuerySet(models.QuerySet):
         SQLite runs one writer at a time.
         """
         return bool(self.filter(pk=pk).update(**values))
+
+
+# The default smallest score move a regrade announces to the student (see Regrade).
+REGRADE_NOTICE_THRESHOLD = 0.05
 
 
 class Exercise(models.Model):
@@ -377,6 +382,13 @@ class Regrade(models.Model):
     # When the exercise (its checks) last changed before this regrade: the notices' reason.
     checks_changed_at = models.DateTimeField()
     created_at = models.DateTimeField(default=timezone.now)
+    # A score that moves less than this (status unchanged) is listed in the student's details
+    # but not announced: a regrade of many attempts must not bury the page under notices.
+    notice_threshold = models.FloatField(
+        default=REGRADE_NOTICE_THRESHOLD,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Score moves smaller than this are listed in the details, not announced.",
+    )
 
     class Meta:
         ordering = ("-created_at", "-id")
@@ -401,6 +413,13 @@ class RegradeNotice(models.Model):
     reason = models.CharField(max_length=300)
     created_at = models.DateTimeField(default=timezone.now)
     seen_at = models.DateTimeField(null=True, blank=True)
+    # The regrade that wrote it: a student sees one notice per exercise per regrade, whatever
+    # the number of attempts it changed (None: written before notices were grouped).
+    regrade = models.ForeignKey(
+        Regrade, null=True, blank=True, on_delete=models.SET_NULL, related_name="notices"
+    )
+    # False for a score move below the regrade's threshold: in the details, not announced.
+    announced = models.BooleanField(default=True)
 
     class Meta:
         ordering = ("-created_at", "-id")

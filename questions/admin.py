@@ -9,15 +9,16 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import ForeignKey, Model, QuerySet
+from django.db.models import ForeignKey, ManyToManyField, Model, QuerySet
 from django.forms import ModelChoiceField
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.forms.utils import pretty_name
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from questions import services
+from questions import selectors, services
 from questions.models import (
     Attempt,
     ExampleAnswer,
@@ -38,6 +39,10 @@ MSG_KEY_POINT_OTHER_TARGET = (
 )
 MSG_NO_WRONG_ANSWER_ON_FOLLOW_UP = "Follow-ups have no wrong answers: leave it as none."
 MSG_DRAFT_INVALID = "The edit has errors, so it cannot be previewed. Fix them on the edit page."
+# What of a previewed change form is not kept for "Back to editing" (a fresh page has its own).
+DRAFT_NOT_KEPT = frozenset({"csrfmiddlewaretoken"})
+# Where change_view leaves the previewed form's data for get_form and get_formset_kwargs.
+DRAFT_FORM_ATTR = "_question_draft_form"
 NO_WRONG_ANSWER_CHOICE = ("", "none: the answer states no wrong answer")
 # Example answers inlined on a question's page (the newest); the rest are in their own list.
 INLINE_EXAMPLES_SHOWN = 20
@@ -95,8 +100,36 @@ def _follow_ups_of_this_question(request: HttpRequest) -> QuerySet[FollowUp]:
     return FollowUp.objects.filter(question_id=object_id or 0)
 
 
+def _name_row_fields(form: forms.BaseForm) -> None:
+    """Give each field of a tabular inline's row its label as its accessible name: the row's
+    inputs sit under column headings, with no <label> of their own. Checkbox and radio groups
+    keep their per-choice labels."""
+    for name, field in form.fields.items():
+        # The admin wraps a foreign key's select (with its add and change links).
+        widget = getattr(field.widget, "widget", field.widget)
+        if isinstance(widget, (forms.CheckboxSelectMultiple, forms.RadioSelect)):
+            continue
+        widget.attrs.setdefault("aria-label", str(field.label or pretty_name(name)))
+
+
+class NamedRowsFormSet(forms.BaseInlineFormSet):
+    """A tabular inline's formset whose Delete boxes are named too (added after the form)."""
+
+    def add_fields(self, form: forms.Form, index: int | None) -> None:
+        super().add_fields(form, index)
+        _name_row_fields(form)
+
+
+class KeyPointForm(forms.ModelForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _name_row_fields(self)
+
+
 class KeyPointInline(admin.TabularInline):
     model = KeyPoint
+    form = KeyPointForm
+    formset = NamedRowsFormSet
     extra = 0
     fields = ("slug", "label", "patterns", "follow_up", "ordering")
 
@@ -173,6 +206,7 @@ class ExampleAnswerForm(forms.ModelForm):
         self.key_point_targets = choices.key_point_targets
         self.fields["expected_key_points"].choices = choices.key_points
         self.fields["expected_wrong_answer"].choices = choices.wrong_answers
+        _name_row_fields(self)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -204,6 +238,7 @@ class ExampleAnswerInline(admin.TabularInline):
 
     model = ExampleAnswer
     form = ExampleAnswerForm
+    formset = NamedRowsFormSet
     extra = 0
     verbose_name = "Example answer"
     verbose_name_plural = (
@@ -250,7 +285,9 @@ class QuestionAdmin(admin.ModelAdmin):
     list_editable = ("ordering",)
     search_fields = ("title", "slug", "prompt")
     prepopulated_fields = {"slug": ("title",)}
-    filter_horizontal = ("roles",)
+    # Checkboxes, not the two-box filter widget: its script writes ARIA attributes that the
+    # HTML spec forbids on its icons, and a question has a handful of roles to choose from.
+    formfield_overrides = {ManyToManyField: {"widget": forms.CheckboxSelectMultiple}}
     readonly_fields = ("preview_link",)
     fieldsets = (
         (None, {"fields": ("title", "slug", "status", "preview_link")}),
@@ -260,6 +297,20 @@ class QuestionAdmin(admin.ModelAdmin):
     inlines = (FollowUpInline, WrongAnswerInline, KeyPointInline, ExampleAnswerInline)
     actions = ("publish", "unpublish", "validate_action")
     change_form_template = "admin/questions/question/change_form.html"
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> Any:
+        form = super().get_changelist_form(request, **kwargs)
+
+        class NamedRowForm(form):  # type: ignore[valid-type,misc]
+            # The list's editable cells have no label: name each after its question.
+            def __init__(self, *args: Any, **form_kwargs: Any) -> None:
+                super().__init__(*args, **form_kwargs)
+                title = getattr(self.instance, "title", "")
+                for name, field in self.fields.items():
+                    label = field.label or name
+                    field.widget.attrs["aria-label"] = f"{label} of {title}" if title else label
+
+        return NamedRowForm
 
     def get_urls(self) -> list:
         urls = [
@@ -284,7 +335,50 @@ class QuestionAdmin(admin.ModelAdmin):
         kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
         if isinstance(inline, ExampleAnswerInline):
             kwargs["form_kwargs"] = {"question": obj}
+        draft = getattr(request, DRAFT_FORM_ATTR, None)
+        if draft is not None:  # back from a preview: the rows as they were posted
+            kwargs.update(data=draft, files=None)
         return kwargs
+
+    def get_form(
+        self, request: HttpRequest, obj: Model | None = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        draft = getattr(request, DRAFT_FORM_ATTR, None)
+        if draft is None:
+            return form
+
+        class DraftForm(form):  # type: ignore[valid-type,misc]
+            # The GET change view builds the form from the instance alone; bound to the
+            # posted edit instead, it shows what the instructor had typed. Nothing is saved:
+            # the request is still a GET.
+            def __init__(self, *args: Any, **form_kwargs: Any) -> None:
+                form_kwargs.setdefault("data", draft)
+                super().__init__(*args, **form_kwargs)
+
+        return DraftForm
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """With ``?draft=<token>`` ("Back to editing" on a draft's preview), the form shows
+        the unsaved edits that were previewed, still unsaved."""
+        token = request.GET.get("draft", "")
+        if request.method == "GET" and token and object_id.isdigit():
+            data = selectors.question_draft_form_data(
+                session=request.session, question_id=int(object_id), token=token
+            )
+            if data is not None:
+                posted = QueryDict(mutable=True)
+                for key, values in data.items():
+                    posted.setlist(key, values)
+                setattr(request, DRAFT_FORM_ATTR, posted)
+                extra_context = {**(extra_context or {}), "draft_restored": True}
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def _question_for_change(self, request: HttpRequest, pk: int) -> Question:
         question = get_object_or_404(Question, pk=pk)
@@ -358,8 +452,11 @@ class QuestionAdmin(admin.ModelAdmin):
             names = DRAFT_INLINE_FIELDS.get(formset.prefix)
             if names is not None:
                 content[formset.prefix] = _draft_rows(formset, names)
+        form_data = {
+            key: request.POST.getlist(key) for key in request.POST if key not in DRAFT_NOT_KEPT
+        }
         token = services.question_draft_save(
-            session=request.session, question=question, content=content
+            session=request.session, question=question, content=content, form_data=form_data
         )
         return HttpResponseRedirect(f"{preview_url}?draft={token}")
 

@@ -378,6 +378,17 @@ def _sorted(rows: list[Any]) -> list[Any]:
     return sorted(rows, key=lambda row: (row.ordering, row.pk or 0))
 
 
+def question_draft_form_data(
+    *, session: SessionBase, question_id: int, token: str
+) -> dict[str, list[str]] | None:
+    """The change form as posted for a draft's preview (services.question_draft_save), to
+    show it again with the edits; None for an unknown token or another question's."""
+    stored = session.get(DRAFTS_SESSION_KEY, {}).get(token)
+    if not stored or stored.get("question_id") != question_id:
+        return None
+    return stored.get("form_data")
+
+
 def question_draft_get(
     *, session: SessionBase, question: Question, token: str
 ) -> QuestionContent | None:

@@ -165,18 +165,25 @@ DRAFTS_KEPT = 5
 
 
 def question_draft_save(
-    *, session: SessionBase, question: Question, content: dict[str, object]
+    *,
+    session: SessionBase,
+    question: Question,
+    content: dict[str, object],
+    form_data: dict[str, list[str]] | None = None,
 ) -> str:
     """Keep an unsaved edit of a question in the session for the preview; returns its token.
 
     The question itself is untouched: a published question stays online, unchanged, while
     its instructor previews and tries answers on the edit (selectors.question_draft_get).
     `content` is plain JSON: {"fields": {...}, "roles": [...], "follow_ups": [...],
-    "wrong_answers": [...], "key_points": [...]}.
+    "wrong_answers": [...], "key_points": [...]}. `form_data` is the change form as posted,
+    so "Back to editing" shows the form with the edits (selectors.question_draft_form_data).
     """
     drafts = dict(session.get(DRAFTS_SESSION_KEY, {}))
     token = secrets.token_urlsafe(12)
     drafts[token] = {"question_id": question.pk, "content": content}
+    if form_data is not None:
+        drafts[token]["form_data"] = form_data
     session[DRAFTS_SESSION_KEY] = dict(list(drafts.items())[-DRAFTS_KEPT:])
     return token
 

@@ -39,13 +39,15 @@ class GradeRow:
 
 
 def grades_rows() -> list[GradeRow]:
-    """One row per student and exercise they submitted to, by username then exercise."""
+    """One row per student and exercise they submitted to, by username then exercise. Staff
+    (instructors trying their own exercises) are not students: no row of theirs."""
     graded = Q(status__in=GRADED)
     latest_graded = Submission.objects.filter(
         user_id=OuterRef("user_id"), exercise_id=OuterRef("exercise_id"), status__in=GRADED
     ).order_by("-received_at", "-id")
     rows = (
-        Submission.objects.values("user_id", "exercise_id")
+        Submission.objects.filter(user__is_staff=False)
+        .values("user_id", "exercise_id")
         .annotate(
             username=Max("user__username"),
             exercise_slug=Max("exercise__slug"),

@@ -7,11 +7,13 @@ the misconception page show the rebuttal's text itself; the question page keeps 
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from datetime import date, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
+from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -24,6 +26,7 @@ from grader.engine.misconceptions import (
     misconception_describe,
     misconceptions_catalogue,
 )
+from grader.engine.sandbox.messages import MSG_CPU_LIMIT, MSG_WALL_LIMIT
 from grader.models import Exercise, Submission
 from questions.models import WrongAnswer
 
@@ -124,8 +127,41 @@ def _chart(counts: dict[date, int], *, starts: list[date], unit: str, title: str
     }
 
 
-def _list_url(base: str, exercise: str, code: str) -> str:
-    return f"{base}?{urlencode({'exercise': exercise, 'misconception': code})}"
+def _list_url(base: str, exercise: str, code: str = "", *, status: str = "") -> str:
+    query = {"exercise": exercise, "misconception": code} if code else {"exercise": exercise}
+    return f"{base}?{urlencode({**query, 'status': status} if status else query)}"
+
+
+# What a verdict's message starts with, or holds after "stopped before every check", when the
+# code ran out of time (CPU or wall clock).
+TIME_LIMIT_TEXT = os.path.commonprefix([MSG_CPU_LIMIT, MSG_WALL_LIMIT]).strip()
+
+
+def _errors_and_timeouts(*, list_url: str) -> dict[int, dict[str, Any]]:
+    """Per exercise, the submissions that could not be evaluated (status error) and those that
+    ran out of time (an error, or a failure stopped by the limit): counts and students."""
+    timed_out = Q(message__contains=TIME_LIMIT_TEXT)
+    error = Q(status=Submission.Status.ERROR)
+    rows = (
+        Submission.objects.filter(error | (Q(status=Submission.Status.FAILED) & timed_out))
+        .values("exercise_id", "exercise__slug")
+        .annotate(
+            count=Count("id"),
+            errors=Count("id", filter=error & ~timed_out),
+            timeouts=Count("id", filter=timed_out),
+            students=Count("user_id", distinct=True),
+        )
+    )
+    return {
+        r["exercise_id"]: {
+            "count": r["count"],
+            "errors": r["errors"],
+            "timeouts": r["timeouts"],
+            "students": r["students"],
+            "list_url": _list_url(list_url, r["exercise__slug"], status="error"),
+        }
+        for r in rows
+    }
 
 
 def misconception_analytics(*, today: date | None = None) -> list[dict[str, Any]]:
@@ -158,6 +194,7 @@ def misconception_analytics(*, today: date | None = None) -> list[dict[str, Any]
                 entry["examples"].append({"submission_id": pk, "username": username})
     unit, starts = _bucket_starts(first=first, today=today)
     list_url = reverse("submissions:staff-list")
+    unevaluated = _errors_and_timeouts(list_url=list_url)
     exercises = []
     for exercise in Exercise.objects.filter(pk__in=students).order_by("order", "slug"):
         codes = sorted(
@@ -190,6 +227,11 @@ def misconception_analytics(*, today: date | None = None) -> list[dict[str, Any]
                 "graded_students": graded_students,
                 "graded": graded[exercise.pk],
                 "codes": entries,
+                "errors": _with_share(unevaluated.get(exercise.pk), graded[exercise.pk]),
             }
         )
     return exercises
+
+
+def _with_share(row: dict[str, Any] | None, graded: int) -> dict[str, Any] | None:
+    return {**row, "submission_share": row["count"] / graded if graded else 0.0} if row else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import statistics
 import time
@@ -34,11 +35,18 @@ MSG_QUEUE_NEXT = "next to be graded"
 MSG_QUEUE_AHEAD = "{ahead} ahead of you"
 MSG_QUEUE_ESTIMATE = "about {duration}"
 MSG_QUEUE_UNDER_A_SECOND = "less than a second"
+# The estimate of the whole wait, beside the time already waited, so it is never below it.
+MSG_QUEUE_WAITED = "waited {waited}, about {total} in all"
+MSG_QUEUE_PASSED = "waited {waited}, a few seconds more"
 
-# The queue estimate: the median grade of this many recently finished submissions, shared by
-# the workers seen finishing one within the window (a worker identity is one pool process).
+# The queue estimate: the median grade of this many recently finished submissions and of those
+# running now (their time so far: a grade slower than usual raises it at once), shared by the
+# workers busy now, else by those seen finishing one within the window (a worker identity is
+# one pool process). A running row older than the window is a dead worker's, not a busy one.
 QUEUE_SAMPLE_SIZE = 50
 QUEUE_WORKERS_WINDOW = timedelta(minutes=5)
+# Less time left than this, by the measured rates: the estimate has passed, say so vaguely.
+QUEUE_FEW_SECONDS = 1.0
 # The recent grade rate is an estimate's input: read at most this often per process, not at
 # every submit and every poll of a waiting page (one query each, on the busiest paths).
 GRADE_RATE_TTL_SECONDS = 2.0
@@ -81,10 +89,20 @@ def submission_queue_ahead(*, submission: Submission) -> int | None:
 
 @dataclass(frozen=True)
 class GradeRate:
-    """What recent grades measured: the median seconds of one grade and how many workers."""
+    """What recent grades measured: the median seconds of one grade and how many workers;
+    when each grade running now started (their workers are the busy ones)."""
 
     median_seconds: float | None
     workers: int
+    running_since: tuple[Any, ...] = ()
+    finished_seconds: tuple[float, ...] = field(default=(), compare=False, repr=False)
+
+    def median_at(self, now: Any) -> float | None:
+        """The median grade counting the running ones' time so far at ``now``."""
+        if not self.running_since:
+            return self.median_seconds
+        running = [max((now - since).total_seconds(), 0.0) for since in self.running_since]
+        return statistics.median([*self.finished_seconds, *running])
 
 
 _grade_rate_kept: tuple[float, GradeRate] | None = None  # (monotonic expiry, rate)
@@ -125,27 +143,52 @@ def _grade_rate_read(*, sample: int) -> GradeRate:
     durations = [
         (finished - started).total_seconds() for started, finished, _ in rows if finished >= started
     ]
-    since = timezone.now() - QUEUE_WORKERS_WINDOW
+    now = timezone.now()
+    since = now - QUEUE_WORKERS_WINDOW
     workers = {worker for _, finished, worker in rows if worker and finished >= since}
-    return GradeRate(
+    running = tuple(
+        Submission.objects.filter(status=Submission.Status.RUNNING, started_at__gte=since)
+        .order_by("started_at")
+        .values_list("started_at", flat=True)[:sample]
+    )
+    rate = GradeRate(
         median_seconds=statistics.median(durations) if durations else None,
         workers=max(len(workers), 1),
+        running_since=running,
+        finished_seconds=tuple(durations),
     )
+    if running:
+        rate = replace(rate, median_seconds=rate.median_at(now))
+    return rate
 
 
 def submission_queue_estimate_seconds(
     *, submission: Submission, ahead: int | None = None, rate: GradeRate | None = None
 ) -> float | None:
-    """Seconds until a queued submission's grade starts: those ahead of it times the median
-    grade, shared by the workers; None once it runs or before any grade was measured."""
+    """Seconds until a queued submission's grade starts: what is left of the grades running
+    now plus those ahead of it times the median grade, shared by the busy workers; None once
+    it runs or before any grade was measured."""
     if ahead is None:
         ahead = submission_queue_ahead(submission=submission)
     if ahead is None:
         return None
     rate = rate or grade_rate_recent()
-    if rate.median_seconds is None:
+    now = timezone.now()
+    median = rate.median_at(now)
+    if median is None:
         return None
-    return round(ahead * rate.median_seconds / rate.workers, 1)
+    left_running = sum(
+        max(median - (now - since).total_seconds(), 0.0) for since in rate.running_since
+    )
+    workers = len(rate.running_since) or rate.workers
+    return round((left_running + ahead * median) / workers, 1)
+
+
+def submission_queue_waited_seconds(*, submission: Submission) -> float | None:
+    """Seconds since a queued submission was queued; None once it runs."""
+    if submission.status != Submission.Status.QUEUED or submission.queued_at is None:
+        return None
+    return max((timezone.now() - submission.queued_at).total_seconds(), 0.0)
 
 
 def duration_approximate(seconds: float) -> str:
@@ -163,14 +206,47 @@ def duration_approximate(seconds: float) -> str:
     return MSG_QUEUE_ESTIMATE.format(duration=duration)
 
 
-def submission_queue_text(*, ahead: int | None, estimate_seconds: float | None) -> str:
-    """'3 ahead of you, about 2 s', 'next to be graded' ...; '' once it is not queued."""
+def duration_waited(seconds: float) -> str:
+    """'12 s', '3 min 5 s': the time already waited, never rounded up."""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
+def duration_at_least(seconds: float) -> str:
+    """'15 s', '2 min': an estimate's duration rounded up (so never below what it bounds)."""
+    if seconds < 9.5:
+        return f"{max(math.ceil(seconds), 1)} s"
+    if seconds < 57.5:
+        return f"{5 * math.ceil(seconds / 5)} s"
+    if seconds < 3570:
+        return f"{math.ceil(seconds / 60)} min"
+    return f"{math.ceil(seconds / 3600)} h"
+
+
+def submission_queue_text(
+    *, ahead: int | None, estimate_seconds: float | None, waited_seconds: float | None = None
+) -> str:
+    """'3 ahead of you, about 2 s', 'next to be graded' ...; '' once it is not queued.
+
+    With the time already waited: '3 ahead of you; waited 12 s, about 20 s in all', where the
+    whole is the time waited plus the estimate (never less than what was waited), or 'a few
+    seconds more' once the measured rates say the wait should be over.
+    """
     if ahead is None:
         return ""
     text = MSG_QUEUE_NEXT if ahead == 0 else MSG_QUEUE_AHEAD.format(ahead=ahead)
-    if ahead > 0 and estimate_seconds is not None:
-        text += ", " + duration_approximate(estimate_seconds)
-    return text
+    if ahead == 0 or estimate_seconds is None:
+        return text
+    if waited_seconds is None:
+        return text + ", " + duration_approximate(estimate_seconds)
+    waited = duration_waited(waited_seconds)
+    if estimate_seconds < QUEUE_FEW_SECONDS:
+        return text + "; " + MSG_QUEUE_PASSED.format(waited=waited)
+    total = duration_at_least(waited_seconds + estimate_seconds)
+    return text + "; " + MSG_QUEUE_WAITED.format(waited=waited, total=total)
 
 
 def submission_best_of_user(*, user: AbstractBaseUser, exercise: Exercise) -> Submission | None:

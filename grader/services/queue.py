@@ -143,10 +143,7 @@ def submission_finish(
         if not updated:
             log.warning("submission %s: lost the claim before writing the verdict", submission.pk)
         elif submission.regrade_id is not None:  # a regrade queued it: tell the student
-            regrade_notice_record(
-                submission=submission,
-                verdict={"status": submission.status, "score": submission.score},
-            )
+            regrade_notice_record(submission=submission)
     return updated
 
 

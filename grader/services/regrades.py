@@ -6,8 +6,9 @@ preview: regrade_preview_request -> worker: regrade_preview_run (RegradePreview 
 apply:   submissions_regrade (a Regrade row; each submission keeps its old verdict in
          regrade_old_status/score and is queued again) -> the normal pipeline grades it ->
          submission_finish stores the verdict and calls regrade_notice_record ->
-         a RegradeNotice when the score or the status changed -> the student's pages show it
-         until they dismiss it (regrade_notice_dismiss).
+         a RegradeNotice when the score or the status changed (announced unless the score
+         moved less than the regrade's threshold) -> the student's pages show one notice per
+         exercise per regrade until they dismiss it (regrade_notice_dismiss).
 
 This module imports nothing of grader.services.queue (which calls into it).
 """
@@ -16,13 +17,20 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from grader.models import Exercise, Regrade, RegradeNotice, RegradePreview, Submission
+from grader.models import (
+    REGRADE_NOTICE_THRESHOLD,
+    Exercise,
+    Regrade,
+    RegradeNotice,
+    RegradePreview,
+    Submission,
+)
 from grader.publish import GRADE_SUBMISSION, REGRADE_PREVIEW, task_publish
 from grader.services.jobs import job_request
 
@@ -136,11 +144,13 @@ def submissions_regrade(
     exercise: Exercise,
     user: AbstractBaseUser | None = None,
     preview: RegradePreview | None = None,
+    notice_threshold: float = REGRADE_NOTICE_THRESHOLD,
 ) -> Regrade:
     """Send every final submission of the exercise through the pipeline again (same seeds).
 
     Each row keeps the verdict it had (regrade_old_status/score) and points at the Regrade,
-    so the grade that finishes it knows to compare and to tell the student.
+    so the grade that finishes it knows to compare and to tell the student. A score that moves
+    less than ``notice_threshold`` (status unchanged) is recorded but not announced.
     """
     now = timezone.now()
     with transaction.atomic():
@@ -164,6 +174,7 @@ def submissions_regrade(
             preview=preview,
             checks_changed_at=exercise.updated_at,
             created_at=now,
+            notice_threshold=notice_threshold,
         )
         # One UPDATE: the right-hand F() values are the row's values before it (SQL semantics),
         # so the old verdict is recorded and the row queued together.
@@ -204,26 +215,34 @@ def _regrade_counts(regrade: Regrade) -> tuple[int, int]:
     return done, regrade.total
 
 
-def regrade_notice_record(*, submission: Submission, verdict: dict[str, Any]) -> None:
-    """The regraded verdict of ``submission`` is stored: tell its student if it changed.
+def regrade_notice_record(*, submission: Submission) -> None:
+    """The regraded verdict of ``submission`` is stored (its fields hold it): tell its student
+    if it changed.
 
     Called by submission_finish for rows a regrade queued (``regrade_id`` set) only. An
     internal error is ours, not a verdict on the student's code: no notice for it.
     """
-    new_status = verdict["status"]
-    new_score = verdict.get("score")
+    new_status, new_score = submission.status, submission.score
     old_status, old_score = submission.regrade_old_status, submission.regrade_old_score
     if new_status == Submission.Status.INTERNAL_ERROR:
         return
     if new_status == old_status and _same_score(new_score, old_score):
         return
-    changed_at = (
+    changed_at, threshold = (
         Regrade.objects.filter(pk=submission.regrade_id)
-        .values_list("checks_changed_at", flat=True)
+        .values_list("checks_changed_at", "notice_threshold")
         .first()
-    )
+    ) or (None, REGRADE_NOTICE_THRESHOLD)
     date = timezone.localtime(changed_at or timezone.now()).strftime("%Y-%m-%d")
+    small_move = (
+        new_status == old_status
+        and new_score is not None
+        and old_score is not None
+        and abs(new_score - old_score) < threshold
+    )
     RegradeNotice.objects.create(
+        regrade_id=submission.regrade_id if changed_at is not None else None,
+        announced=not small_move,
         submission_id=submission.pk,
         user_id=submission.user_id,
         old_status=old_status,
@@ -235,9 +254,20 @@ def regrade_notice_record(*, submission: Submission, verdict: dict[str, Any]) ->
 
 
 def regrade_notice_dismiss(*, user: AbstractBaseUser, notice_id: int) -> bool:
-    """Mark the student's own notice seen; False if it is not theirs (or already seen)."""
-    return bool(
-        RegradeNotice.objects.filter(pk=notice_id, user=user, seen_at__isnull=True).update(
-            seen_at=timezone.now()
-        )
+    """Mark the student's own notice seen, with the others of its regrade and exercise (one
+    notice on the page stands for them all); False if it is not theirs (or already seen)."""
+    notice = (
+        RegradeNotice.objects.filter(pk=notice_id, user=user, seen_at__isnull=True)
+        .values("regrade_id", "submission__exercise_id")
+        .first()
     )
+    if notice is None:
+        return False
+    group = RegradeNotice.objects.filter(pk=notice_id)
+    if notice["regrade_id"] is not None:
+        group = RegradeNotice.objects.filter(
+            user=user,
+            regrade_id=notice["regrade_id"],
+            submission__exercise_id=notice["submission__exercise_id"],
+        )
+    return bool(group.filter(seen_at__isnull=True).update(seen_at=timezone.now()))

@@ -1,6 +1,6 @@
 """{% regrade_notices exercise %}: the signed-in student's unseen regrade notices (of that
-exercise, or all), each with a Dismiss button. A tag, so every page that shows a student's
-work includes it with one line, whatever its view."""
+exercise, or all), one per exercise per regrade, each with a Dismiss button. A tag, so every
+page that shows a student's work includes it with one line, whatever its view."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from django import template
 
 from grader.models import Exercise
-from grader.selectors.regrades import regrade_notices_unseen
+from grader.selectors.regrades import regrade_announcements_unseen
 
 register = template.Library()
 
@@ -22,7 +22,7 @@ def regrade_notices(context: template.Context, exercise: Exercise | None = None)
     request = context.get("request")
     user = getattr(request, "user", None)
     notices = (
-        list(regrade_notices_unseen(user=user, exercise=exercise)[:NOTICES_SHOWN])
+        regrade_announcements_unseen(user=user, exercise=exercise)[:NOTICES_SHOWN]
         if user is not None
         else []
     )

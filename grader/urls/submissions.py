@@ -30,6 +30,7 @@ urlpatterns = [
     path("staff/misconceptions/", staff.misconceptions, name="misconceptions"),
     path("staff/grades.csv", staff.grades_download, name="grades-csv"),
     path("notices/<int:pk>/dismiss/", staff.notice_dismiss, name="notice-dismiss"),
+    path("regrades/<int:pk>/", staff.regrade_details, name="regrade-details"),
 ]
 # The API routes live outside the "submissions" namespace so the router's names stay plain.
 api_urlpatterns = [

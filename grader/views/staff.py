@@ -13,11 +13,12 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from grader.forms import ID_MAX
+from grader.forms import ID_MAX, RegradeApplyForm
 from grader.models import Exercise, RegradePreview
 from grader.selectors.grades import grades_csv
 from grader.selectors.misconceptions import misconception_analytics
 from grader.selectors.regrades import (
+    regrade_details_for_user,
     regrade_final_submission_count,
     regrade_preview_current,
     regrade_preview_get,
@@ -78,8 +79,16 @@ def regrade(request: HttpRequest, slug: str) -> HttpResponse:
                 if preview_id is not None
                 else None
             )
+            form = RegradeApplyForm(request.POST)
+            if not form.is_valid():
+                return HttpResponseBadRequest(MSG_BAD_QUERY)
             try:
-                applied = submissions_regrade(exercise=exercise, user=request.user, preview=preview)
+                applied = submissions_regrade(
+                    exercise=exercise,
+                    user=request.user,
+                    preview=preview,
+                    notice_threshold=form.cleaned_data["notice_threshold"],
+                )
             except RegradeRefused as refused:
                 messages.error(request, refused.message)
             else:
@@ -120,6 +129,7 @@ def regrade_confirm(request: HttpRequest, slug: str) -> HttpResponse:
             "preview": state.preview if state else None,
             "count": regrade_final_submission_count(exercise=exercise),
             "progress": regrade_progress_latest(exercise=exercise),
+            "form": RegradeApplyForm(),
         },
     )
 
@@ -161,3 +171,13 @@ def notice_dismiss(request: HttpRequest, pk: int) -> HttpResponse:
     ):
         target = reverse("grader:exercise-list")
     return redirect(target)
+
+
+@login_required
+@require_GET
+def regrade_details(request: HttpRequest, pk: int) -> HttpResponse:
+    """A student's attempts that a regrade changed, those it did not announce too."""
+    details = regrade_details_for_user(user=request.user, regrade_id=pk) if pk <= ID_MAX else None
+    if details is None:
+        raise Http404("No such regrade.")
+    return render(request, "grader/regrade_details.html", {"details": details})

@@ -29,6 +29,7 @@ from grader.selectors.submissions import (
     submission_queue_ahead,
     submission_queue_estimate_seconds,
     submission_queue_text,
+    submission_queue_waited_seconds,
     submissions_of_user,
 )
 from grader.services.submitting import SubmissionRejected, submission_create
@@ -74,7 +75,11 @@ def _result_context(request: HttpRequest, submission: Submission) -> dict[str, o
         "poll_interval": POLL_INTERVAL,
         # For the result fragment: where a queued submission stands (None once it runs).
         "queue_position": None if ahead is None else ahead + 1,
-        "queue_text": submission_queue_text(ahead=ahead, estimate_seconds=estimate),
+        "queue_text": submission_queue_text(
+            ahead=ahead,
+            estimate_seconds=estimate,
+            waited_seconds=submission_queue_waited_seconds(submission=submission),
+        ),
         # The exception, the student's frames and the line (for the editor).
         "error": submission_error(submission=submission, checks=checks),
     }

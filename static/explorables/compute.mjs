@@ -330,6 +330,13 @@ export function workedExample(Q = WORKED_Q, K = WORKED_K, V = WORKED_V, checkRow
   const output = matmul(weights, V);
   const exps = scaled[checkRow].map((x) => Math.exp(x));
   const sum = exps.reduce((a, b) => a + b, 0);
+  // e^x overflows to ∞ past x ≈ 709 (and every e^x rounds to 0 below about −745): the hand
+  // check then shows what softmax() does, the exponentials of the differences from the row's
+  // largest score, which give the same weights and stay finite.
+  const stable = !Number.isFinite(sum) || sum === 0;
+  const shift = Math.max(...scaled[checkRow]);
+  const stableExps = scaled[checkRow].map((x) => Math.exp(x - shift));
+  const stableSum = stableExps.reduce((a, b) => a + b, 0);
   return {
     dk,
     root,
@@ -337,6 +344,17 @@ export function workedExample(Q = WORKED_Q, K = WORKED_K, V = WORKED_V, checkRow
     scaled,
     weights,
     output,
-    check: { row: checkRow, scores: scaled[checkRow], exps, sum, weights: weights[checkRow], output: output[checkRow] },
+    check: {
+      row: checkRow,
+      scores: scaled[checkRow],
+      exps,
+      sum,
+      stable,
+      shift,
+      stableExps,
+      stableSum,
+      weights: weights[checkRow],
+      output: output[checkRow],
+    },
   };
 }

@@ -107,21 +107,27 @@ function gradChart(hist, dk) {
   );
 }
 
-function tableRow(hist, t) {
-  const s = hist.scaled;
-  const u = hist.unscaled;
+/** One step's numbers of both runs: {scaled, unscaled}, each metric a number. */
+function atStep(hist, t) {
+  const pick = (run) => Object.fromEntries(D.METRICS.map((m) => [m, run[m][t]]));
+  return { scaled: pick(hist.scaled), unscaled: pick(hist.unscaled) };
+}
+
+function tableRow(label, numbers) {
+  const s = numbers.scaled;
+  const u = numbers.unscaled;
   const cells = [
-    String(t),
-    fmt(s.loss[t], 3),
-    fmt(u.loss[t], 3),
-    pct(s.accuracy[t]),
-    pct(u.accuracy[t]),
-    fmt(s.entropy[t], 3),
-    fmt(u.entropy[t], 3),
-    sci(s.gradQ[t]),
-    sci(u.gradQ[t]),
-    sci(s.gradK[t]),
-    sci(u.gradK[t]),
+    label,
+    fmt(s.loss, 3),
+    fmt(u.loss, 3),
+    pct(s.accuracy),
+    pct(u.accuracy),
+    fmt(s.entropy, 3),
+    fmt(u.entropy, 3),
+    sci(s.gradQ),
+    sci(u.gradQ),
+    sci(s.gradK),
+    sci(u.gradK),
   ];
   return h("tr", {}, cells.map((c, i) => h(i === 0 ? "th" : "td", i === 0 ? { scope: "row" } : {}, c)));
 }
@@ -176,10 +182,15 @@ function mountDemonstration(root) {
       for (let i = 0; i < STEPS_PER_FRAME && !trainer.done; i++) {
         const t = trainer.stepsDone;
         trainer.step();
-        if (D.REPORT_STEPS.includes(t)) tbody.append(tableRow(trainer.history, t));
+        if (D.REPORT_STEPS.includes(t)) tbody.append(tableRow(String(t), atStep(trainer.history, t)));
       }
       render(trainer.history, dk);
       if (trainer.done) {
+        // The end of the run is one set of numbers everywhere (beside the plots, the table's
+        // last row, the sentence): the means of the last LAST steps, less noisy than one batch.
+        const end = D.summarise(trainer.history);
+        tbody.append(tableRow(`last ${D.LAST}`, end));
+        show(end, `means of the last ${D.LAST} steps`);
         const seconds = (performance.now() - started) / 1000;
         out(root, "status", `Done: ${D.STEPS} steps of both models in ${fmt(seconds, 1)} s.`);
         out(root, "summary", summaryText(trainer.history, dk, seed));
@@ -196,24 +207,28 @@ function mountDemonstration(root) {
 
   const render = (hist, dk) => {
     const t = hist.scaled.loss.length - 1;
-    out(root, "step", String(t));
     put(root.querySelector('[data-chart="loss"]'), lossChart(hist, dk));
     put(root.querySelector('[data-chart="entropy"]'), entropyChart(hist, dk));
     put(root.querySelector('[data-chart="grad"]'), gradChart(hist, dk));
-    const s = hist.scaled;
-    const u = hist.unscaled;
-    out(root, "lossScaled", fmt(s.loss[t], 3));
-    out(root, "lossUnscaled", fmt(u.loss[t], 3));
-    out(root, "accScaled", pct(s.accuracy[t]));
-    out(root, "accUnscaled", pct(u.accuracy[t]));
-    out(root, "entScaled", fmt(s.entropy[t], 3));
-    out(root, "entUnscaled", fmt(u.entropy[t], 3));
-    out(root, "topScaled", pct(s.topWeight[t], 1));
-    out(root, "topUnscaled", pct(u.topWeight[t], 1));
-    out(root, "gradQScaled", sci(s.gradQ[t]));
-    out(root, "gradQUnscaled", sci(u.gradQ[t]));
-    out(root, "gradKScaled", sci(s.gradK[t]));
-    out(root, "gradKUnscaled", sci(u.gradK[t]));
+    show(atStep(hist, t), `at step ${t}`);
+  };
+
+  const show = (numbers, when) => {
+    const s = numbers.scaled;
+    const u = numbers.unscaled;
+    out(root, "numbersAt", when);
+    out(root, "lossScaled", fmt(s.loss, 3));
+    out(root, "lossUnscaled", fmt(u.loss, 3));
+    out(root, "accScaled", pct(s.accuracy));
+    out(root, "accUnscaled", pct(u.accuracy));
+    out(root, "entScaled", fmt(s.entropy, 3));
+    out(root, "entUnscaled", fmt(u.entropy, 3));
+    out(root, "topScaled", pct(s.topWeight, 1));
+    out(root, "topUnscaled", pct(u.topWeight, 1));
+    out(root, "gradQScaled", sci(s.gradQ));
+    out(root, "gradQUnscaled", sci(u.gradQ));
+    out(root, "gradKScaled", sci(s.gradK));
+    out(root, "gradKUnscaled", sci(u.gradK));
   };
 
   slider.addEventListener("input", start);

@@ -45,7 +45,11 @@ const vec = (xs, format) => `[${xs.map(format).join(", ")}]`;
 /** The two paragraphs of the hand check, as DOM nodes (same wording as the template). */
 function checkParagraphs(r) {
   const c = r.check;
-  const p1 = document.createElement("p");
+  const p1 = c.stable ? stableParagraph(c) : document.createElement("p");
+  const p2 = document.createElement("p");
+  const terms = c.weights.map((w, j) => `${fixed3(w)}·${vec(WORKED_V[j], (x) => trim(x))}`);
+  p2.textContent = `Output row ${c.row + 1} is ${terms.join(" + ")} = ${vec(c.output, fixed3)}.`;
+  if (c.stable) return [p1, p2];
   p1.append(`Row ${c.row + 1} scores ${vec(c.scores, (x) => trim(x, 1))} give `);
   c.scores.forEach((x, j) => {
     const sup = document.createElement("sup");
@@ -54,16 +58,36 @@ function checkParagraphs(r) {
   });
   const parts = c.exps.map((e, j) => `${fixed3(e)} / ${fixed3(c.sum)} = ${fixed3(c.weights[j])}`);
   p1.append(`the sum is ${fixed3(c.sum)}, so the weights are ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}.`);
-  const p2 = document.createElement("p");
-  const terms = c.weights.map((w, j) => `${fixed3(w)}·${vec(WORKED_V[j], (x) => trim(x))}`);
-  p2.textContent = `Output row ${c.row + 1} is ${terms.join(" + ")} = ${vec(c.output, fixed3)}.`;
   return [p1, p2];
+}
+
+/** The hand check when e^score overflows (or every e^score is 0): ∞ / ∞ is no number, so the
+ * weights come from the differences to the largest score, as the stable softmax computes them. */
+function stableParagraph(c) {
+  const p = document.createElement("p");
+  const top = trim(c.shift, 1);
+  const overflow = !Number.isFinite(c.sum);
+  p.append(
+    `Row ${c.row + 1} scores ${vec(c.scores, (x) => trim(x, 1))} are too ${overflow ? "large" : "small"} to exponentiate: ` +
+      `e^x is ${overflow ? "∞" : "0"} in floating point, and ${overflow ? "∞ / ∞" : "0 / 0"} is not a number. ` +
+      `Softmax does not change when every score moves by the same amount, so the weights come from the differences ` +
+      `to the largest score, ${top}, as the stable softmax computes them: `,
+  );
+  c.scores.forEach((x, j) => {
+    const sup = document.createElement("sup");
+    sup.textContent = `${trim(x, 1)} − ${top}`;
+    p.append("e", sup, ` = ${fixed3(c.stableExps[j])}${j < c.scores.length - 1 ? ", " : "; "}`);
+  });
+  const parts = c.stableExps.map((e, j) => `${fixed3(e)} / ${fixed3(c.stableSum)} = ${fixed3(c.weights[j])}`);
+  p.append(`the sum is ${fixed3(c.stableSum)}, so the weights are ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}.`);
+  p.dataset.stable = "";
+  return p;
 }
 
 export function mountWorkedExample(root) {
   const inputs = [...root.querySelectorAll("input[data-q]")];
   const check = root.querySelector('[data-out="check"]');
-  const heading = check.querySelector("h4");
+  const heading = check.querySelector("h3");
   const readQ = () => {
     const Q = WORKED_Q.map((row) => row.slice());
     for (const input of inputs) {

@@ -60,7 +60,13 @@
       pending.splice(0).forEach(function (root) {
         if (root.isConnected) window.renderMathInElement(root, OPTIONS);
       });
+      typeset();
     };
+  }
+
+  // Formulas change the page's widths: site.js marks the boxes that now scroll.
+  function typeset() {
+    document.dispatchEvent(new CustomEvent("math:typeset"));
   }
 
   function render(root) {
@@ -68,7 +74,7 @@
     // Auto-render skips ignored classes below the root only: a swap into student text is
     // skipped here.
     if (root.closest && root.closest("." + NO_MATH)) return;
-    if (state === "ready") { window.renderMathInElement(root, OPTIONS); return; }
+    if (state === "ready") { window.renderMathInElement(root, OPTIONS); typeset(); return; }
     if (state === "failed" || !hasMath(root)) return;
     pending.push(root);
     if (state === "idle") load();

@@ -54,16 +54,24 @@ def _sci(x: float) -> str:
 
 
 def _assert_matches_numpy(fig, d_k: int, seed: int) -> None:
-    """The text beside the plots is the last step of the numpy run with the same seed."""
+    """Once trained, the text beside the plots, the table's last row and the sentence under
+    them give one set of numbers for the end of the run: the numpy run's means of its last
+    LAST steps, with the same seed."""
     history = T.train(T.Config(d_k=d_k, seed=seed))
-    last = T.STEPS - 1
-    for run, suffix in (("scaled", "Scaled"), ("unscaled", "Unscaled")):
-        h = history[run]
-        assert _shown(fig, f"loss{suffix}") == f"{h.loss[last]:.3f}", run
-        assert _shown(fig, f"acc{suffix}") == f"{h.accuracy[last]:.0%}", run
-        assert _shown(fig, f"ent{suffix}") == f"{h.entropy[last]:.3f}", run
-        assert _shown(fig, f"gradQ{suffix}") == _sci(h.grad_q[last]), run
-        assert _shown(fig, f"gradK{suffix}") == _sci(h.grad_k[last]), run
+    assert _shown(fig, "numbersAt") == f"means of the last {T.LAST} steps"
+    last_row = fig.locator("[data-table] tbody tr").last
+    cells = [c.replace("−", "-") for c in last_row.locator("th, td").all_text_contents()]
+    assert cells[0] == f"last {T.LAST}"
+    summary = _shown(fig, "summary")
+    for k, (run, suffix) in enumerate((("scaled", "Scaled"), ("unscaled", "Unscaled"))):
+        end = T.summarise(history[run])
+        loss = f"{end.loss:.3f}"
+        assert _shown(fig, f"loss{suffix}") == loss == cells[1 + k], run
+        assert _shown(fig, f"acc{suffix}") == f"{end.accuracy:.0%}" == cells[3 + k], run
+        assert _shown(fig, f"ent{suffix}") == f"{end.entropy:.3f}" == cells[5 + k], run
+        assert _shown(fig, f"gradQ{suffix}") == _sci(end.grad_q) == cells[7 + k], run
+        assert _shown(fig, f"gradK{suffix}") == _sci(end.grad_k) == cells[9 + k], run
+        assert loss in summary, (run, summary)
 
 
 def test_the_demonstration_trains_both_heads_and_follows_the_head_size(
@@ -102,7 +110,7 @@ def test_the_demonstration_trains_both_heads_and_follows_the_head_size(
     )
     expect(fig.locator('[data-out="summary"]')).to_contain_text("At dₖ = 64")
     expect(fig.locator('[data-out="summary"]')).to_contain_text("without it the loss stays at")
-    expect(fig.locator("[data-table] tbody tr")).to_have_count(len(T.REPORT_STEPS))
+    expect(fig.locator("[data-table] tbody tr")).to_have_count(len(T.REPORT_STEPS) + 1)
     for chart in ("loss", "entropy", "grad"):
         svg = fig.locator(f'[data-chart="{chart}"] svg[role="img"]')
         expect(svg).to_have_count(1)

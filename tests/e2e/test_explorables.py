@@ -177,6 +177,24 @@ def test_worked_example_updates_when_q_changes(page) -> None:
     assert out.locator("td").first.inner_text() == "0.814"
 
 
+def test_worked_example_with_huge_scores_divides_no_infinities(page) -> None:
+    _open(page, "/xp/worked-example/")
+    fig = page.locator('[data-xp="worked-example"]')
+    fig.get_by_label("Q row 1, column 1").fill("2000")  # a score of 1000 once divided by 2
+    check = fig.locator('[data-out="check"]')
+    expect(check.locator("p[data-stable]")).to_be_visible()
+    text = check.inner_text()
+    assert "∞ / ∞ =" not in text and "= ∞" not in text, text
+    assert "the weights come from the differences" in text
+    weights = [
+        float(w) for w in fig.locator('[data-out-matrix="weights"] td').all_inner_texts()[:3]
+    ]
+    assert abs(sum(weights) - 1) < 0.002, weights
+    for w in weights:  # the check quotes the weights of the matrix
+        assert f"= {w:.3f}" in text, (w, text)
+    _shot(fig, "worked-example-huge-scores")
+
+
 def test_figures_read_without_javascript(browser, live_server) -> None:
     context = browser.new_context(java_script_enabled=False, base_url=live_server.url)
     page = context.new_page()

@@ -100,6 +100,38 @@ def test_instructor_tries_an_answer_on_unsaved_changes(
     assert js_errors == []
 
 
+def test_back_to_editing_from_the_preview_keeps_the_unsaved_edits(
+    instructor_page: Page, screenshot
+) -> None:
+    page = instructor_page
+    question = Question.objects.get(slug=SLUG)
+    saved_title = question.title
+    point = KeyPoint.objects.get(question=question, slug="softmax-saturates")
+    page.goto(f"/admin/questions/question/{question.pk}/change/")
+    page.locator("#id_title").fill("An edited title, not saved")
+    row_id = page.locator(f"input[name^='key_points-'][name$='-id'][value='{point.pk}']")
+    prefix = row_id.get_attribute("name").removesuffix("-id")
+    page.locator(f"textarea[name='{prefix}-patterns']").fill(r"\bflibbertigibbet\b")
+    with page.expect_popup() as popup:
+        page.get_by_role("button", name="Preview unsaved changes").click()
+    preview = popup.value
+    expect(preview.get_by_role("heading", level=1)).to_have_text("An edited title, not saved")
+
+    preview.get_by_role("link", name="Back to editing").click()
+    expect(preview.locator("#draft-restored")).to_be_visible()
+    expect(preview.locator("#id_title")).to_have_value("An edited title, not saved")
+    expect(preview.locator(f"textarea[name='{prefix}-patterns']")).to_have_value(
+        r"\bflibbertigibbet\b"
+    )
+    screenshot(preview, "question-admin-back-to-editing")
+    # Still unsaved, until the instructor saves from here.
+    assert Question.objects.get(pk=question.pk).title == saved_title
+    preview.locator("input[name=_continue]").click()
+    expect(preview.locator(".messagelist")).to_contain_text("was changed successfully")
+    assert Question.objects.get(pk=question.pk).title == "An edited title, not saved"
+    assert KeyPoint.objects.get(pk=point.pk).patterns == r"\bflibbertigibbet\b"
+
+
 def test_answer_box_counts_and_says_so_at_the_cap(
     page: Page, screenshot, js_errors: list[str]
 ) -> None:

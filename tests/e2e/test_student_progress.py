@@ -3,14 +3,17 @@ readable traceback whose line the editor marks. A real Redis and a real Celery w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from grader.models import Exercise, Submission
+from grader.selectors.submissions import grade_rate_forget
 from grader.services.submitting import submission_create
 from tests import factories
 from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS, submit_code
@@ -84,6 +87,38 @@ def _verdict(page: Page, status: str) -> None:
     )
 
 
+_UNITS = {"s": 1, "min": 60, "h": 3600}
+_SHOWN_WAIT = re.compile(
+    r"waited (?P<waited>[^,]+), (?:about (?P<total>.+) in all|a few seconds more)"
+)
+
+
+def _seconds(text: str) -> int:
+    parts = text.split()
+    return sum(int(n) * _UNITS[u] for n, u in zip(parts[::2], parts[1::2], strict=True))
+
+
+def _shown_wait(text: str) -> tuple[int, int | None]:
+    """(seconds waited, seconds of the whole wait or None for 'a few seconds more'), as the
+    page shows them."""
+    match = _SHOWN_WAIT.search(text)
+    assert match is not None, f"no time waited and estimate in {text!r}"
+    total = match["total"]
+    return _seconds(match["waited"]), None if total is None else _seconds(total)
+
+
+def _queue_text(page: Page) -> str | None:
+    """The queue line of the result panel now, or None once the submission left the queue."""
+    return page.evaluate(
+        """() => {
+            const v = document.querySelector("#result .verdict");
+            if (!v || v.dataset.status !== "queued") return null;
+            const q = v.querySelector(".queue-position");
+            return q ? q.textContent : "";
+        }"""
+    )
+
+
 def test_a_queued_submission_shows_its_place_and_an_estimate_until_a_worker_grades_it(
     stack: _Stack, student: Page, screenshot: Callable[..., object]
 ) -> None:
@@ -114,16 +149,94 @@ def test_a_queued_submission_shows_its_place_and_an_estimate_until_a_worker_grad
     verdict = student.locator("#result .verdict")
     expect(verdict).to_have_attribute("data-status", "queued")
     position = verdict.locator(".queue-position")
-    expect(position).to_have_text("2 ahead of you, about 4 s")
-    student.wait_for_timeout(1_600)  # two polls later, still there (updated, not lost)
-    expect(student.locator("#result .verdict .queue-position")).to_have_text(
-        "2 ahead of you, about 4 s"
-    )
+    expect(position).to_contain_text("2 ahead of you; waited ")
+    first = position.text_content() or ""
+    waited, total = _shown_wait(first)
+    assert total is not None and total >= max(waited, 4), first
+    # Polls later, still there (updated, not lost), and never below the time waited.
+    expect(student.locator("#result .verdict .queue-position")).not_to_have_text(first)
     screenshot(student, "queue-position-estimate")
 
+    # A real queue: one worker grades the two ahead, then ours. At every look while ours
+    # waits, the whole wait shown is at least the time the page says was waited.
     stack.worker_running()
+    seen: list[str] = []
+    text = _queue_text(student)
+    deadline = VERDICT_TIMEOUT_MS / 1000
+    while text is not None and len(seen) < deadline / 0.2:
+        if text and text not in seen:
+            seen.append(text)
+            waited, total = _shown_wait(text)
+            assert total is None or total >= waited, text
+        student.wait_for_timeout(200)
+        text = _queue_text(student)
+    assert seen, "the queue line was never read"
     _verdict(student, "passed")
     expect(student.locator("#result .queue-position")).to_have_count(0)
+
+
+def test_a_grade_running_past_the_estimate_says_a_few_seconds_more_never_less_than_waited(
+    stack: _Stack, student: Page, screenshot: Callable[..., object]
+) -> None:
+    """The reported case: quick grades measured, then one grade that runs long while two wait
+    before ours. The estimate never drops below the time waited and, once the measured rates
+    say the wait should be over, it says so instead of a figure."""
+    stack.worker_stopped()
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    other = student_create(username="busy-e2e", password="other-pass-123")
+    now = timezone.now()
+
+    def stored(seconds: float, *, status: str = Submission.Status.PASSED, **fields: object):
+        return factories.submission_create(
+            user=other,
+            exercise=exercise,
+            code=CORRECT,
+            seed=7,
+            status=status,
+            score=1.0 if status == Submission.Status.PASSED else None,
+            worker="busy-worker",
+            **fields,
+        )
+
+    for k in range(3):  # quick grades, as measured before
+        stored(
+            0.2,
+            started_at=now - timedelta(seconds=90 + k, milliseconds=200),
+            finished_at=now - timedelta(seconds=90 + k),
+        )
+    stored(0, status=Submission.Status.RUNNING, started_at=now - timedelta(seconds=14))
+    for k in range(2):
+        stored(0, status=Submission.Status.QUEUED, queued_at=now - timedelta(seconds=20 - k))
+    mine = factories.submission_create(
+        user=get_user_model().objects.get(username="progress-e2e"),
+        exercise=exercise,
+        code=CORRECT,
+        seed=1,
+        status=Submission.Status.QUEUED,
+        queued_at=now - timedelta(seconds=12),
+    )
+    grade_rate_forget()
+    page = student
+    page.goto(f"/submissions/{mine.pk}/")
+    position = page.locator(".verdict .queue-position")
+    expect(position).to_contain_text("2 ahead of you; waited ")
+    expect(position).to_contain_text("a few seconds more")
+    waited, total = _shown_wait(position.text_content() or "")
+    assert waited >= 12 and total is None
+    screenshot(page, "queue-estimate-passed")
+
+    # Slower grades measured since: the estimate is a figure again, above the time waited.
+    for k in range(5):
+        stored(
+            30,
+            started_at=now - timedelta(seconds=60 + k),
+            finished_at=now - timedelta(seconds=30 + k),
+        )
+    grade_rate_forget()
+    expect(position).to_contain_text(" in all")
+    text = position.text_content() or ""
+    waited, total = _shown_wait(text)
+    assert total is not None and total >= waited, text
 
 
 def test_the_exercise_list_marks_progress_after_a_submission(

@@ -190,4 +190,21 @@ describe("the worked example (3 tokens, d_k = 4)", () => {
     assert.deepEqual(s.scores.slice(1), r.scores.slice(1));
     assert.notDeepEqual(s.output[0], r.output[0]);
   });
+
+  test("huge scores: e^x overflows, the check takes the differences as softmax does", () => {
+    assert.equal(r.check.stable, false);
+    const Q = C.WORKED_Q.map((row) => row.slice());
+    Q[0][0] = 2000; // score 2000 against key 1, 1000 after ÷ √4
+    const s = C.workedExample(Q);
+    assert.equal(s.check.sum, Infinity);
+    assert.equal(s.check.stable, true);
+    assert.equal(s.check.shift, Math.max(...s.check.scores));
+    assert.ok(s.check.stableExps.includes(1)); // e^0 for the largest
+    close(s.check.stableSum, s.check.stableExps.reduce((a, b) => a + b, 0), 1e-12);
+    s.check.stableExps.forEach((e, j) => close(e / s.check.stableSum, s.check.weights[j], 1e-12));
+    Q[0] = [-2000, -2000, -2000, -2000]; // every e^x is 0 then: 0 / 0
+    const t = C.workedExample(Q);
+    assert.equal(t.check.stable, true);
+    close(t.check.weights.reduce((a, b) => a + b, 0), 1, 1e-12);
+  });
 });

@@ -290,6 +290,9 @@ def test_the_script_prints_both_runs(capsys: pytest.CaptureFixture[str]) -> None
     s, u = summary(64)
     assert f"loss {f3(s.loss)} (÷√d_k) vs {f3(u.loss)} (none)" in printed
     assert "Without the scale the model stalls at d_k = 64." in printed
+    # The table ends with the run's end as the sentence gives it: one set of final numbers.
+    (end,) = [line for line in printed.splitlines() if line.startswith(f"last {T.LAST}")]
+    assert end.split()[2:4] == [f3(s.loss), f3(u.loss)]
     assert len([line for line in printed.splitlines() if re.match(r"\s+\d+ ", line)]) == len(
         T.REPORT_STEPS
     )

@@ -72,6 +72,13 @@ def test_the_csv_has_its_columns_and_one_row_per_student_and_exercise() -> None:
     assert rows[1]["submissions"] == "1"
 
 
+def test_staff_submissions_are_not_in_the_grades() -> None:
+    _sub(_user("ann"), "stable-softmax", 0, "passed", 1.0)
+    _sub(_user("boss", instructor=True), "stable-softmax", 0, "failed", 0.5)
+    assert [r.username for r in grades_rows()] == ["ann"]
+    assert [r["username"] for r in _parse(grades_csv())] == ["ann"]
+
+
 @pytest.mark.parametrize("name", ["=cmd", "+1", "-2", "@sum", "\tx"])
 def test_a_cell_a_spreadsheet_would_run_is_written_as_text(name: str) -> None:
     assert csv_cell(name) == "'" + name

@@ -29,7 +29,9 @@ def _user(name: str, *, instructor: bool = False) -> Any:
     return user_create(username=name, password=f"pw-{name}-123", instructor=instructor)
 
 
-def _sub(user: Any, *, days_ago: int, codes: list[str], status: str = "failed") -> Submission:
+def _sub(
+    user: Any, *, days_ago: int, codes: list[str], status: str = "failed", message: str = ""
+) -> Submission:
     return submission_create(
         user=user,
         exercise=exercise_get(slug=SLUG),
@@ -38,6 +40,7 @@ def _sub(user: Any, *, days_ago: int, codes: list[str], status: str = "failed") 
         status=status,
         score=0.0,
         diagnosis=codes,
+        message=message,
         received_at=timezone.now() - timedelta(days=days_ago),
     )
 
@@ -68,6 +71,33 @@ def test_counts_students_share_chart_and_examples_per_code() -> None:
     assert "3 submissions in the last 30 days" in chart["summary"]
     assert missing["list_url"] == f"/staff/submissions/?exercise={SLUG}&misconception=missing-scale"
     assert (by_d["code"], by_d["count"]) == ("scale-by-d", 1)
+
+
+def test_errors_and_time_outs_have_their_own_row() -> None:
+    from grader.engine.grading import MSG_STOPPED
+    from grader.engine.sandbox.messages import MSG_CPU_LIMIT, MSG_WALL_LIMIT
+
+    ann, bob, cat = _user("ann"), _user("bob"), _user("cat")
+    _sub(ann, days_ago=0, codes=[], status="error", message="Syntax error on line 2: oops")
+    _sub(ann, days_ago=0, codes=[], status="error", message=MSG_CPU_LIMIT.format(seconds=5))
+    stopped = MSG_STOPPED.format(reason=MSG_WALL_LIMIT.format(seconds=10))
+    _sub(bob, days_ago=0, codes=["missing-scale"], status="failed", message=stopped)
+    _sub(cat, days_ago=0, codes=[], status="passed")
+    _sub(cat, days_ago=0, codes=[], status="internal-error", message="ours")  # not theirs
+    (exercise,) = misconception_analytics()
+    errors = exercise["errors"]
+    assert (errors["count"], errors["errors"], errors["timeouts"], errors["students"]) == (
+        3,
+        1,
+        2,
+        2,
+    )
+    assert errors["list_url"] == f"/staff/submissions/?exercise={SLUG}&status=error"
+    c = Client()
+    c.force_login(_user("boss", instructor=True))
+    html = c.get("/staff/misconceptions/").content.decode()
+    assert 'data-code="errors-and-timeouts"' in html and "Errors and time-outs" in html
+    assert "<strong>1</strong> error, <strong>2</strong> time-outs" in html
 
 
 def test_a_long_history_is_charted_per_week() -> None:

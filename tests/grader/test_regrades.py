@@ -14,8 +14,16 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from grader.engine.grading import Verdict
-from grader.models import Exercise, Regrade, RegradeNotice, RegradePreview, Submission
+from grader.models import (
+    REGRADE_NOTICE_THRESHOLD,
+    Exercise,
+    Regrade,
+    RegradeNotice,
+    RegradePreview,
+    Submission,
+)
 from grader.selectors.regrades import (
+    regrade_announcements_unseen,
     regrade_notices_unseen,
     regrade_preview_current,
     regrade_progress_latest,
@@ -261,8 +269,8 @@ def test_the_student_sees_the_notice_on_both_pages_until_dismissed() -> None:
     history = f"/exercises/{SLUG}/history/"
     for url in (f"/exercises/{SLUG}/", history):
         html = c.get(url).content.decode()
-        assert f'<li class="regrade-notice" data-submission="{s.pk}">' in html, url
-        assert "Failed, score 0.00 → Passed, score 1.00" in html
+        assert f'<li class="regrade-notice" data-submission="{s.pk}" data-regrade=' in html, url
+        assert "your best score went from 0.00 to 1.00" in html
         assert "because the exercise&#x27;s checks changed on" in html
     # Someone else sees nothing of it.
     assert "regrade-notice" not in _client(_user("bob")).get(history).content.decode()
@@ -311,3 +319,59 @@ def test_a_regrade_is_never_seen_done_before_its_notices_are_stored(monkeypatch)
     (progress,) = seen
     assert not progress.is_done or progress.notices == 1, (progress.done, progress.notices)
     assert regrade_progress_latest(exercise=exercise).notices == 1
+
+
+def test_a_regrade_of_several_attempts_is_one_notice_small_moves_listed_not_announced() -> None:
+    ann = _user("ann")
+    exercise = Exercise.objects.get(slug=SLUG)
+    old = [_submission(ann, status="failed", score=score) for score in (0.5, 0.6, 0.7, 0.8)]
+    regrade = submissions_regrade(exercise=exercise)
+    assert regrade.notice_threshold == REGRADE_NOTICE_THRESHOLD
+    for s, new in zip(old, (0.52, 0.63, 0.71, 0.9), strict=True):
+        _grade(s, status="failed", score=new)
+    notices = RegradeNotice.objects.order_by("submission_id")
+    assert [n.announced for n in notices] == [False, False, False, True]
+    progress = regrade_progress_latest(exercise=exercise)
+    assert (progress.notices, progress.quiet) == (4, 3)
+    assert {n.regrade_id for n in notices} == {regrade.pk}
+    [announced] = regrade_announcements_unseen(user=ann, exercise=exercise)
+    assert (announced.best_before, announced.best_after) == (0.8, 0.9)
+    assert (announced.changed, announced.quiet) == (4, 3)
+    c = _client(ann)
+    html = c.get(f"/exercises/{SLUG}/").content.decode()
+    assert html.count('class="regrade-notice"') == 1
+    assert "your best score went from 0.80 to 0.90" in html
+    assert f"/regrades/{regrade.pk}/" in html
+    details = c.get(f"/regrades/{regrade.pk}/").content.decode()
+    assert details.count('data-announced="no"') == 3 and details.count('data-announced="yes"') == 1
+    assert _client(_user("bob")).get(f"/regrades/{regrade.pk}/").status_code == 404
+    # One Dismiss stands for the whole regrade of the exercise.
+    assert regrade_notice_dismiss(user=ann, notice_id=announced.notice.pk)
+    assert not regrade_notices_unseen(user=ann).exists()
+
+
+def test_only_small_moves_announce_nothing_and_the_instructor_sets_the_threshold() -> None:
+    ann, bob = _user("ann"), _user("bob")
+    a = _submission(ann, status="failed", score=0.5)
+    b = _submission(bob, status="failed", score=0.5)
+    instructor = _user("boss", instructor=True)
+    response = _client(instructor).post(
+        f"/staff/exercises/{SLUG}/regrade/", {"action": "apply", "notice_threshold": "0.2"}
+    )
+    assert response.status_code == 302
+    assert Regrade.objects.get().notice_threshold == 0.2
+    _grade(a, status="failed", score=0.6)  # 0.1 < 0.2: listed, not announced
+    _grade(b, status="passed", score=0.6)  # a status change is always announced
+    assert regrade_announcements_unseen(user=ann) == []
+    assert RegradeNotice.objects.get(user=ann).announced is False
+    assert len(regrade_announcements_unseen(user=bob)) == 1
+
+
+@pytest.mark.parametrize("threshold", ["-0.1", "1.5", "x"])
+def test_a_bad_threshold_is_400(threshold: str) -> None:
+    _submission(_user("ann"))
+    response = _client(_user("boss", instructor=True)).post(
+        f"/staff/exercises/{SLUG}/regrade/", {"action": "apply", "notice_threshold": threshold}
+    )
+    assert response.status_code == 400
+    assert not Regrade.objects.exists()

@@ -210,6 +210,65 @@ def test_no_estimate_before_any_grade_was_measured_or_once_running() -> None:
     assert selectors.submission_queue_estimate_seconds(submission=running) is None
 
 
+def test_a_grade_running_longer_than_usual_raises_the_estimate_and_busy_workers_share_it() -> None:
+    ann, bob = user("ann"), user("bob")
+    for _ in range(2):
+        finished(ann, 1.0, worker="w1")
+    now = timezone.now()
+    make(ann, status="running", started_at=now - timedelta(seconds=14), worker="w1")
+    for k in range(2):
+        make(ann, queued_at=now - timedelta(seconds=12 - k))
+    mine = make(bob, queued_at=now - timedelta(seconds=10))
+    selectors.grade_rate_forget()
+    # The median of 1, 1 and the running 14 s is 1 s; the running one's time is past it.
+    assert selectors.submission_queue_estimate_seconds(submission=mine) == 2.0
+    make(ann, status="running", started_at=now - timedelta(seconds=20), worker="w2")
+    make(ann, status="running", started_at=now - timedelta(seconds=30), worker="w3")
+    selectors.grade_rate_forget()
+    # Now the median is 14 s (1, 1, 14, 20, 30) and three workers are busy: nothing left of
+    # the running ones by the median, two ahead of 14 s each, shared by three.
+    assert selectors.submission_queue_estimate_seconds(submission=mine) == pytest.approx(9.3, 0.1)
+    # A running row older than the window is a dead worker's: not busy, not measured.
+    make(ann, status="running", started_at=now - timedelta(hours=1), worker="w4")
+    selectors.grade_rate_forget()
+    assert len(selectors.grade_rate_recent().running_since) == 3
+
+
+@pytest.mark.parametrize(
+    ("ahead", "estimate", "waited", "text"),
+    [
+        (2, 0.5, 14.2, "2 ahead of you; waited 14 s, a few seconds more"),
+        (2, 9.3, 10.0, "2 ahead of you; waited 10 s, about 20 s in all"),
+        (1, 4.0, 12.4, "1 ahead of you; waited 12 s, about 20 s in all"),
+        (3, 30.0, 100.0, "3 ahead of you; waited 1 min 40 s, about 3 min in all"),
+        (0, 5.0, 10.0, "next to be graded"),
+    ],
+)
+def test_the_queue_text_never_shows_a_whole_below_the_time_waited(
+    ahead: int, estimate: float, waited: float, text: str
+) -> None:
+    shown = selectors.submission_queue_text(
+        ahead=ahead, estimate_seconds=estimate, waited_seconds=waited
+    )
+    assert shown == text
+
+
+@pytest.mark.parametrize("waited", [0.0, 0.9, 9.4, 9.6, 12.0, 57.4, 59.9, 61.0, 3569.0, 3600.0])
+@pytest.mark.parametrize("estimate", [1.0, 3.1, 7.0, 44.0])
+def test_the_whole_shown_is_at_least_the_waited_shown(waited: float, estimate: float) -> None:
+    def seconds(text: str) -> int:
+        units = {"s": 1, "min": 60, "h": 3600}
+        parts = text.split()
+        return sum(int(n) * units[u] for n, u in zip(parts[::2], parts[1::2], strict=True))
+
+    shown = selectors.submission_queue_text(
+        ahead=1, estimate_seconds=estimate, waited_seconds=waited
+    )
+    waited_text = shown.split("waited ")[1].split(",")[0]
+    total_text = shown.split("about ")[1].removesuffix(" in all")
+    assert seconds(total_text) >= seconds(waited_text)
+
+
 @pytest.mark.parametrize(
     ("seconds", "text"),
     [
@@ -236,7 +295,8 @@ def test_the_result_fragment_and_the_api_show_the_position_and_estimate() -> Non
     mine = make(bob, queued_at=now)
     bob_client = client_for(bob)
     html = bob_client.get(f"/submissions/{mine.pk}/status/").content.decode()
-    expected = selectors.MSG_QUEUE_AHEAD.format(ahead=3) + ", about 2 s"
+    # Queued just now: about 2.1 s to wait in all, rounded up.
+    expected = selectors.MSG_QUEUE_AHEAD.format(ahead=3) + "; waited 0 s, about 3 s in all"
     assert expected in html and 'data-queue-position="4"' in html
     body = bob_client.get(f"/api/submissions/{mine.pk}/").json()
     assert body["queue_position"] == 4 and body["queue_estimate_seconds"] == 2.1

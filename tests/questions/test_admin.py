@@ -295,6 +295,30 @@ def test_preview_of_unsaved_changes_leaves_the_question_online(
     assert not Attempt.objects.exists()
 
 
+def test_back_to_editing_shows_the_previewed_edit_unsaved(
+    client: Client, instructor, question: Question
+) -> None:
+    client.force_login(instructor)
+    change = reverse("admin:questions_question_change", args=[question.pk])
+    data = change_form_data(client.get(change))
+    data["title"] = "An unsaved title"
+    draft_url = reverse("admin:questions_question_preview_draft", args=[question.pk])
+    location = client.post(draft_url, data)["Location"]
+    token = location.split("draft=")[1]
+    back = f"{change}?draft={token}"
+    assert f'href="{back}">Back to editing' in client.get(location).content.decode()
+    form = client.get(back).content.decode()
+    assert 'value="An unsaved title"' in form and 'id="draft-restored"' in form
+    assert Question.objects.get(pk=question.pk).title == question.title
+    # An unknown token, or another session's: the saved question's form.
+    for other in (client, Client()):
+        if other is not client:
+            other.force_login(instructor)
+        stale = other.get(f"{change}?draft={token if other is not client else 'gone'}")
+        assert stale.status_code == 200
+        assert "An unsaved title" not in stale.content.decode()
+
+
 def test_preview_of_an_invalid_edit_lists_its_errors(
     client: Client, instructor, question: Question
 ) -> None:

@@ -1,0 +1,211 @@
+"""End to end in headless Chromium: an axe-core scan of every page a visitor, a student and an
+instructor reach, at 1280 and 390 px, with no serious or critical violation.
+
+axe-core (package.json's devDependencies, node_modules/axe-core) is evaluated in the page over
+the DevTools protocol, which the site's strict CSP does not govern (a <script> tag would be
+refused). Run with -s to print every violation found, the minor ones too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import Page, expect
+
+from grader.engine import reference, wrong_implementations
+from grader.engine.executors.trusted import CallableExecutor
+from grader.models import (
+    Exercise,
+    ExerciseValidation,
+    Regrade,
+    RegradeNotice,
+    Submission,
+    TrialRun,
+)
+from grader.selectors.exercises import exercise_list_published
+from grader.services.grading import submission_grade
+from questions.models import Question
+from tests.e2e.flows import example_answers_sampled
+from tests.factories import student_create, submission_create
+from tests.pipeline.stack import golden
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+WIDTHS = (1280, 390)
+BLOCKING = ("serious", "critical")
+# Moderate for axe, but a skipped heading level breaks the outline screen readers navigate by.
+BLOCKING_RULES = ("heading-order",)
+
+_RUN_AXE = """async () => {
+  const result = await axe.run(document, { resultTypes: ["violations"] });
+  return result.violations.map(v => ({
+    id: v.id,
+    impact: v.impact,
+    help: v.help,
+    nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ")),
+  }));
+}"""
+
+
+@cache
+def _axe_source() -> str:
+    if not AXE.exists():
+        pytest.skip(f"no axe-core at {AXE} (npm install provides it)")
+    return AXE.read_text()
+
+
+def _scan(tab: Page, paths: Iterable[str], *, ready: Callable[[Page, str], None] | None = None):
+    """Each path at each width: the serious and critical violations, as readable lines."""
+    found: list[str] = []
+    for width in WIDTHS:
+        tab.set_viewport_size({"width": width, "height": 900})
+        for path in paths:
+            response = tab.goto(path)
+            assert response is not None and response.status < 400, (path, response)
+            tab.wait_for_load_state("load")
+            if ready is not None:
+                ready(tab, path)
+            if not tab.evaluate("() => typeof window.axe === 'object'"):
+                tab.evaluate(_axe_source())
+            for v in tab.evaluate(_RUN_AXE):
+                line = f"{path} @{width}: [{v['impact']}] {v['id']}: {v['help']} {v['nodes']}"
+                print(line)
+                if v["impact"] in BLOCKING or v["id"] in BLOCKING_RULES:
+                    found.append(line)
+    return found
+
+
+def _editor(tab: Page, path: str) -> None:
+    if path.startswith("/exercises/") and path.count("/") == 3:
+        expect(tab.locator("#editor")).to_be_visible()  # Ace replaced the textarea
+
+
+@pytest.fixture
+def graded(db: None) -> dict[str, object]:
+    """A student with a failed (misconception named, pictured) and a passed submission."""
+    student = student_create(username="student-axe", password="student-pass-123")
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    submissions = []
+    for name, func in (
+        ("missing_scale", wrong_implementations.attention_missing_scale),
+        ("correct_matmul", reference.attention),
+    ):
+        row = submission_create(
+            user=student,
+            exercise=exercise,
+            code=golden(name),
+            seed=0,
+            status=Submission.Status.QUEUED,
+            queued_at=timezone.now(),
+        )
+        # Our own functions, in this process (never student text): the verdict a worker stores.
+        submission_grade(submission_id=row.pk, worker="axe", executor=CallableExecutor(func))
+        submissions.append(row)
+    return {"student": student, "exercise": exercise, "submissions": submissions}
+
+
+def test_the_public_pages_have_no_serious_accessibility_violation(page: Page) -> None:
+    paths = ["/", "/questions/", "/explainer/", "/misconceptions/", "/exercises/"]
+    paths += [f"/questions/{q.slug}/" for q in Question.objects.published()]
+    paths += [e.get_absolute_url() for e in exercise_list_published()]
+    paths += ["/accounts/login/", "/accounts/signup/", "/accounts/password_reset/"]
+    found = _scan(page, paths)
+    assert not found, "serious accessibility violations:\n" + "\n".join(found)
+
+
+def test_an_answered_question_has_no_serious_accessibility_violation(page: Page) -> None:
+    question = Question.objects.published().first()
+    page.goto(f"/questions/{question.slug}/")
+    page.get_by_role("textbox", name="Your answer", exact=True).fill(
+        "The variance of q·k grows with d_k, so the softmax saturates without the scale."
+    )
+    page.get_by_role("button", name="Submit my answer").click()
+    expect(page.locator("#assessment")).to_be_visible()
+    found = _scan(page, [f"/questions/{question.slug}/"])
+    assert not found, "serious accessibility violations:\n" + "\n".join(found)
+
+
+def test_the_student_pages_have_no_serious_accessibility_violation(
+    logged_in_page: Callable[..., Page], graded: dict[str, object]
+) -> None:
+    tab = logged_in_page(graded["student"], "student-pass-123")
+    exercise = graded["exercise"]
+    older, newer = graded["submissions"]
+    run = TrialRun.objects.create(
+        user=graded["student"], exercise=exercise, code=golden("correct_matmul")
+    )
+    # A regrade that moved both: its notice on the exercise's pages, and its details page.
+    regrade = Regrade.objects.create(exercise=exercise, checks_changed_at=timezone.now())
+    for submission, announced in ((older, True), (newer, False)):
+        RegradeNotice.objects.create(
+            submission=submission,
+            user=graded["student"],
+            regrade=regrade,
+            announced=announced,
+            old_status="failed",
+            old_score=0.5,
+            new_status="failed",
+            new_score=0.52 if not announced else 0.75,
+            reason="the exercise's checks changed on 2026-01-01",
+        )
+    paths = [e.get_absolute_url() for e in exercise_list_published()]
+    paths += [
+        "/exercises/",
+        f"/exercises/{exercise.slug}/history/",
+        f"/exercises/{exercise.slug}/history/?a={older.pk}&b={newer.pk}",
+        f"/submissions/{older.pk}/",
+        f"/submissions/{newer.pk}/",
+        f"/runs/{run.pk}/",
+        f"/regrades/{regrade.pk}/",
+    ]
+    found = _scan(tab, paths, ready=_editor)
+    assert not found, "serious accessibility violations:\n" + "\n".join(found)
+
+
+def test_the_staff_and_admin_pages_have_no_serious_accessibility_violation(
+    logged_in_page: Callable[..., Page], instructor, graded: dict[str, object]
+) -> None:
+    exercise = graded["exercise"]
+    ExerciseValidation.objects.create(
+        exercise=exercise,
+        requested_by=instructor,
+        status=ExerciseValidation.Status.DONE,
+        finished_at=timezone.now(),
+        report={
+            "reference_passed": True,
+            "reference": {"status": "passed", "message": "", "score": 1.0, "diagnosis": []},
+            "uncaught": [],
+            "check_labels": ["Worked example"],
+            "reference_cells": [True],
+            "rows": [],
+        },
+    )
+    question = Question.objects.published().first()
+    example_answers_sampled(question)  # its Validate page assesses every one on load
+    submission = graded["submissions"][0]
+    tab = logged_in_page(instructor, "instructor-pass-123")
+    paths = [
+        "/staff/submissions/",
+        f"/staff/exercises/{exercise.slug}/regrade/",
+        f"/staff/exercises/{exercise.slug}/regrade/confirm/",
+        "/staff/misconceptions/",
+        f"/submissions/{submission.pk}/",
+        f"/questions/{question.slug}/preview/",
+        "/admin/",
+        "/admin/questions/question/",
+        f"/admin/questions/question/{question.pk}/change/",
+        f"/admin/questions/question/{question.pk}/validate/",
+        "/admin/questions/exampleanswer/",
+        "/admin/grader/exercise/",
+        f"/admin/grader/exercise/{exercise.pk}/change/",
+        f"/admin/grader/exercise/{exercise.pk}/validate/",
+        "/admin/grader/submission/",
+        f"/admin/grader/submission/{submission.pk}/change/",
+    ]
+    found = _scan(tab, paths)
+    assert not found, "serious accessibility violations:\n" + "\n".join(found)
