@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from grader.engine import checks as check_library
-from grader.engine.checks import JudgeInternalError, Probe, messages, probe_expected
+from grader.engine import messages
+from grader.engine.checks import JudgeInternalError, Probe, probe_expected
 from grader.engine.diagnosis import diagnose, fixed_probes
 from grader.engine.executors.base import (
     Call,

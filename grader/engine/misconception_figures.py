@@ -13,7 +13,7 @@ from functools import cache
 
 import numpy as np
 
-from grader.engine.checks.messages import as_math
+from grader.engine.messages import as_math
 
 SEED = 0
 N_KEYS = 8

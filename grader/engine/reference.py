@@ -1,7 +1,8 @@
 """Trusted reference maths of the exercise kinds. No Django imports.
 
 Each kind's module (``grader.engine.kinds``) names its reference among these functions; the
-checks, the pictures and the multi-head reference share them.
+checks, the pictures and the multi-head reference share them. The reference of a kind by its
+name is the registry's (``kinds.reference_evaluate``): nothing here asks the registry.
 
 The checks judge a student's outputs against these. They always compute in float64, whatever
 the input dtype, so a float32 submission is compared with the exact answer for its (float32)
@@ -9,9 +10,6 @@ inputs and the tolerance alone decides how much float32 rounding is acceptable.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -90,11 +88,3 @@ def multi_head_attention(
     heads = np.swapaxes(heads, -2, -3)  # (..., n, h, d_head)
     concat = heads.reshape(*heads.shape[:-2], X.shape[-1])
     return concat @ np.asarray(W_o, dtype=np.float64)
-
-
-def evaluate(kind: str, args: Sequence[Any], kwargs: Mapping[str, Any] | None = None) -> np.ndarray:
-    """The reference output for one call of an exercise of ``kind`` (ValueError if unknown)."""
-    # Imported here: each kind module is built on the functions above.
-    from grader.engine.kinds import kind_get
-
-    return kind_get(kind).reference(*args, **dict(kwargs or {}))

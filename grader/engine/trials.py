@@ -3,9 +3,10 @@ their own, shown beside the trusted reference. No Django imports.
 
 A trial never sees a hidden input or a check: its cases are the public examples of the kind's
 module (``grader.engine.kinds``: the 3-token worked example of the question page, a masked case
-and a batched case) and what the student typed, bounded tightly (``MAX_DIM``, ``MAX_ELEMENTS``).
-Each kind parses its own custom input with the helpers below. The executor (the sandbox)
-computes the student's outputs; the reference and the comparison run here, outside it.
+and a batched case) and what the student typed, bounded tightly (``trial_args.MAX_DIM``,
+``trial_args.MAX_ELEMENTS``). Each kind parses its own custom input with ``trial_args``. The
+executor (the sandbox) computes the student's outputs; the reference and the comparison run
+here, outside it.
 
 A custom input is a JSON object, one entry per argument of the entry point:
 - an array as its values (a nested list) or as ``{"shape": [...]}`` (random values from
@@ -18,18 +19,13 @@ A custom input is a JSON object, one entry per argument of the entry point:
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from grader.engine import reference
 from grader.engine.checks.base import readable_error
 from grader.engine.executors.base import (
-    Arg,
-    Call,
     CallResult,
     Executor,
     Limits,
@@ -37,56 +33,34 @@ from grader.engine.executors.base import (
     RunStatus,
     run_whole,
 )
+from grader.engine.kinds import KINDS, Kind, reference_evaluate
+from grader.engine.trial_args import (
+    MSG_BAD_INT,
+    MSG_BAD_SHAPE,
+    ROLE_INT,
+    ROLE_MASK,
+    ArgSpec,
+    TrialCase,
+    TrialInputError,
+    array_view,
+    int_value,
+    shape_text,
+)
 
-if TYPE_CHECKING:
-    from grader.engine.kinds import Kind
-
-# Bounds of a custom input: small enough to read on the page and to cost nothing to run.
-MAX_DIM = 16
-MAX_NDIM = 4
-MAX_ELEMENTS = 1024  # per argument, and for the expected output
+# Bounds of a custom input beyond each argument's (``trial_args``).
 MAX_SEED = 2**31 - 1
 MAX_FIELD_CHARS = 20_000  # one typed field on the page
-# Outputs larger than this are shown by shape and difference only.
-SHOWN_VALUES_MAX = 256
-DECIMALS = 4
-
 # "Matches" means what the hidden value checks accept (grader.engine.checks.common).
 RTOL = 1e-4
 ATOL = 1e-5
-
-ROLE_ARRAY = "array"
-ROLE_MASK = "mask"
-ROLE_INT = "int"
-
-CUSTOM = "custom"
 
 # Student-facing messages (tests assert on them).
 MSG_NOT_AN_OBJECT = "The custom input must be a JSON object with one entry per argument."
 MSG_UNKNOWN_ARGUMENT = "Unknown argument {name!r}: this function takes {names}."
 MSG_MISSING_ARGUMENT = "{name} is missing: give its values (a nested list) or its shape."
-MSG_BAD_ARRAY = "{name}: give a nested list of numbers, or a shape such as 3, 4."
-MSG_BAD_SHAPE = "{name}: a shape is 1 to 4 positive whole numbers, such as 3, 4."
-MSG_NDIM = "{name} must have {low} to {high} dimensions (it has {ndim})."
-MSG_DIM_TOO_LARGE = f"{{name}}: every dimension must be at most {MAX_DIM} (the shape is {{shape}})."
-MSG_TOO_MANY_VALUES = f"{{name}} has {{n}} entries; at most {MAX_ELEMENTS} are allowed."
-MSG_NOT_NUMBERS = "{name}: the values must be a rectangular nested list of finite numbers."
-MSG_NOT_BOOLS = (
-    'mask: give a rectangular nested list of true/false (true = may attend), or "causal".'
-)
-MSG_BAD_INT = "{name} must be a whole number from {low} to {high}."
 MSG_BAD_SEED = f"The seed must be a whole number from 0 to {MAX_SEED}."
 MSG_FIELD_TOO_LONG = f"{{name}}: at most {MAX_FIELD_CHARS} characters."
 MSG_BAD_JSON = "{name}: this is not valid JSON ({error})."
-MSG_LAST_DIMS = "Q and K need the same last dimension d_k (Q has {q}, K has {k})."
-MSG_KEY_ROWS = "K and V need the same number of rows m (K has {k}, V has {v})."
-MSG_BATCH = "The batch dimensions {shapes} do not broadcast together."
-MSG_MASK_SHAPE = "mask has shape {mask}; it must broadcast to {target}."
-MSG_MASK_EMPTY_ROW = "mask: every query needs at least one allowed key (one row is all false)."
-MSG_HEADS = "n_heads must divide d_model (d_model is {d_model}, n_heads is {n_heads})."
-MSG_WEIGHT_SHAPE = "{name} must have shape ({d}, {d}), d_model by d_model (it has {shape})."
-MSG_AXIS = "axis must be from {low} to {high} for an input with {ndim} dimensions."
-MSG_OUTPUT_TOO_LARGE = f"The output would have {{n}} entries; at most {MAX_ELEMENTS} are allowed."
 MSG_NO_TRIALS = "This exercise has no visible examples to run."
 
 # Per case, when the student's call did not give a comparable output.
@@ -103,62 +77,10 @@ STATUS_ERROR = "error"  # the code could not be run at all (syntax error, no ent
 STATUS_INTERNAL = "internal"  # ours
 
 
-class TrialInputError(ValueError):
-    """A custom input that cannot be run; ``message`` is for the student."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-@dataclass(frozen=True)
-class ArgSpec:
-    """One argument of an entry point as a custom input gives it."""
-
-    name: str
-    role: str
-    help: str
-    low: int = 1  # dimensions of an array, or the smallest integer
-    high: int = MAX_NDIM
-    optional: bool = False
-
-
-@dataclass(frozen=True)
-class TrialCase:
-    """One call shown on the page: its inputs are public, never a hidden check's."""
-
-    name: str  # a stable id: "worked-example", "masked", "batched", "custom"
-    title: str
-    about: str
-    labels: tuple[str, ...]  # each argument's name, for the page
-    args: tuple[Arg, ...]
-
-    @property
-    def call(self) -> Call:
-        # Positional, as the checks call: the contract fixes the order, not the names.
-        return Call(args=self.args)
-
-    def expected(self, kind: str) -> np.ndarray:
-        return reference.evaluate(kind, self.args)
-
-    def inputs_view(self) -> list[dict[str, Any]]:
-        """Each argument as the page shows it: its name, shape and values."""
-        view = []
-        for label, arg in zip(self.labels, self.args, strict=True):
-            if isinstance(arg, np.ndarray):
-                view.append({"name": label, "shape": list(arg.shape), "values": _values(arg)})
-            else:
-                view.append({"name": label, "shape": None, "values": arg})
-        return view
-
-
 # --- The visible examples --------------------------------------------------------------------
 
 
 def _kind(kind: str) -> Kind | None:
-    # Imported here: each kind builds its examples and custom inputs from this module's types.
-    from grader.engine.kinds import KINDS
-
     return KINDS.get(kind)
 
 
@@ -176,7 +98,7 @@ def visible_examples_view(kind: str) -> list[dict[str, Any]]:
             "title": case.title,
             "about": case.about,
             "inputs": case.inputs_view(),
-            "expected": _array_view(case.expected(kind)),
+            "expected": array_view(trial_expected(kind, case)),
         }
         for case in visible_examples(kind)
     ]
@@ -230,13 +152,7 @@ def _int_text(name: str, text: str, low: int, high: int, message: str = MSG_BAD_
         value = int(text, 10)
     except ValueError:
         raise TrialInputError(message.format(name=name, low=low, high=high)) from None
-    return _int_value(name, value, low, high, message)
-
-
-def _int_value(name: str, value: Any, low: int, high: int, message: str = MSG_BAD_INT) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise TrialInputError(message.format(name=name, low=low, high=high))
-    return value
+    return int_value(name, value, low, high, message)
 
 
 def _shape_text(name: str, text: str) -> list[int]:
@@ -247,100 +163,6 @@ def _shape_text(name: str, text: str) -> list[int]:
     if not parts or not all(p.isascii() and p.isdigit() and len(p) < 6 for p in parts):
         raise TrialInputError(MSG_BAD_SHAPE.format(name=name))
     return [int(p) for p in parts]
-
-
-def _shape_value(name: str, shape: Any, low: int, high: int) -> tuple[int, ...]:
-    if not isinstance(shape, list) or not all(
-        isinstance(d, int) and not isinstance(d, bool) for d in shape
-    ):
-        raise TrialInputError(MSG_BAD_SHAPE.format(name=name))
-    if not low <= len(shape) <= high:
-        raise TrialInputError(MSG_NDIM.format(name=name, low=low, high=high, ndim=len(shape)))
-    if any(d < 1 for d in shape):
-        raise TrialInputError(MSG_BAD_SHAPE.format(name=name))
-    _check_size(name, tuple(shape))
-    return tuple(shape)
-
-
-def _check_size(name: str, shape: tuple[int, ...]) -> None:
-    if any(d > MAX_DIM for d in shape):
-        raise TrialInputError(MSG_DIM_TOO_LARGE.format(name=name, shape=shape_text(shape)))
-    n = math.prod(shape)
-    if n > MAX_ELEMENTS:
-        raise TrialInputError(MSG_TOO_MANY_VALUES.format(name=name, n=n))
-
-
-def _array_from_values(name: str, values: Any, low: int, high: int, *, boolean: bool) -> np.ndarray:
-    bad = MSG_NOT_BOOLS if boolean else MSG_NOT_NUMBERS.format(name=name)
-    try:
-        arr = np.array(values)
-    except (ValueError, TypeError, OverflowError, RecursionError):
-        raise TrialInputError(bad) from None
-    if arr.ndim == 0 or arr.size == 0:
-        raise TrialInputError(bad)
-    if not low <= arr.ndim <= high:
-        raise TrialInputError(MSG_NDIM.format(name=name, low=low, high=high, ndim=arr.ndim))
-    _check_size(name, arr.shape)
-    if boolean:
-        if arr.dtype.kind == "b":
-            return arr
-        if arr.dtype.kind in "iu" and np.isin(arr, (0, 1)).all():
-            return arr.astype(bool)
-        raise TrialInputError(bad)
-    if arr.dtype.kind not in "iuf":
-        raise TrialInputError(bad)
-    try:
-        arr = arr.astype(np.float64)
-    except OverflowError:
-        raise TrialInputError(bad) from None
-    if not np.isfinite(arr).all():
-        raise TrialInputError(bad)
-    return arr
-
-
-def _array_arg(arg: ArgSpec, raw: Any, rng: np.random.Generator, scale: float = 1.0) -> np.ndarray:
-    if isinstance(raw, dict):
-        if set(raw) != {"shape"}:
-            raise TrialInputError(MSG_BAD_ARRAY.format(name=arg.name))
-        shape = _shape_value(arg.name, raw["shape"], arg.low, arg.high)
-        # Two decimals: the student reads the very numbers their function was given.
-        return np.round(rng.standard_normal(shape) * scale, 2)
-    if isinstance(raw, list):
-        return _array_from_values(arg.name, raw, arg.low, arg.high, boolean=False)
-    raise TrialInputError(MSG_BAD_ARRAY.format(name=arg.name))
-
-
-def _mask_arg(raw: Any, n: int, m: int) -> np.ndarray:
-    if raw == "causal":
-        return np.tril(np.ones((n, m), dtype=bool))
-    if isinstance(raw, list):
-        return _array_from_values("mask", raw, 1, MAX_NDIM, boolean=True)
-    raise TrialInputError(MSG_NOT_BOOLS)
-
-
-def _broadcast(name_shapes: Sequence[tuple[str, tuple[int, ...]]]) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(*(s for _, s in name_shapes)))
-    except ValueError:
-        listed = ", ".join(f"{n} {shape_text(s)}" for n, s in name_shapes)
-        raise TrialInputError(MSG_BATCH.format(shapes=listed)) from None
-
-
-def _check_mask(mask: np.ndarray, target: tuple[int, ...]) -> None:
-    try:
-        full = np.broadcast_to(mask, target)
-    except ValueError:
-        raise TrialInputError(
-            MSG_MASK_SHAPE.format(mask=shape_text(mask.shape), target=shape_text(target))
-        ) from None
-    if not full.any(axis=-1).all():
-        raise TrialInputError(MSG_MASK_EMPTY_ROW)
-
-
-def _check_output(shape: tuple[int, ...]) -> None:
-    n = math.prod(shape)
-    if n > MAX_ELEMENTS:
-        raise TrialInputError(MSG_OUTPUT_TOO_LARGE.format(n=n))
 
 
 def trial_input_case(kind: str, spec: Any) -> TrialCase:
@@ -360,33 +182,12 @@ def trial_input_case(kind: str, spec: Any) -> TrialCase:
             raise TrialInputError(
                 MSG_UNKNOWN_ARGUMENT.format(name=str(key)[:40], names=", ".join(names))
             )
-    seed = _int_value("seed", spec.get("seed", 0), 0, MAX_SEED, MSG_BAD_SEED)
+    seed = int_value("seed", spec.get("seed", 0), 0, MAX_SEED, MSG_BAD_SEED)
     for arg in args_of:
         if not arg.optional and spec.get(arg.name) is None:
             raise TrialInputError(MSG_MISSING_ARGUMENT.format(name=arg.name))
     rng = np.random.default_rng(seed)
     return _kind(kind).trial_case(spec, rng)  # type: ignore[union-attr]  # args_of: known
-
-
-def _about(args: Sequence[tuple[str, Arg]]) -> str:
-    parts = []
-    for name, value in args:
-        parts.append(
-            f"{name} {shape_text(value.shape)}"
-            if isinstance(value, np.ndarray)
-            else f"{name} {value}"
-        )
-    return "Your input: " + ", ".join(parts) + "."
-
-
-def _custom_case(named: Sequence[tuple[str, Arg]]) -> TrialCase:
-    return TrialCase(
-        CUSTOM,
-        "Your input",
-        _about(named),
-        tuple(n for n, _ in named),
-        tuple(a for _, a in named),
-    )
 
 
 def trial_cases(kind: str, spec: Any | None) -> list[TrialCase]:
@@ -400,40 +201,20 @@ def trial_cases(kind: str, spec: Any | None) -> list[TrialCase]:
 # --- Running and comparing ---------------------------------------------------------------------
 
 
-def shape_text(shape: Sequence[int]) -> str:
-    return "(" + ", ".join(str(int(s)) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _plain(value: Any) -> Any:
-    """JSON-safe: NaN and infinities become strings ("nan", "inf"), which JSON cannot hold."""
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
-
-
-def _values(arr: np.ndarray) -> Any:
-    if arr.size > SHOWN_VALUES_MAX:
-        return None
-    if arr.dtype.kind == "b":
-        return arr.tolist()
-    return _plain(np.round(arr.astype(np.float64), DECIMALS).tolist())
-
-
-def _array_view(arr: np.ndarray) -> dict[str, Any]:
-    return {"shape": list(arr.shape), "values": _values(arr)}
+def trial_expected(kind: str, case: TrialCase) -> np.ndarray:
+    """The reference's output on a case."""
+    return reference_evaluate(kind, case.args)
 
 
 def trial_compare(kind: str, case: TrialCase, result: CallResult | None, reason: str) -> dict:
     """One case's row: the student's output beside the reference's, and whether they match."""
-    expected = case.expected(kind)
+    expected = trial_expected(kind, case)
     row: dict[str, Any] = {
         "name": case.name,
         "title": case.title,
         "about": case.about,
         "inputs": [{"name": i["name"], "shape": i["shape"]} for i in case.inputs_view()],
-        "expected": _array_view(expected),
+        "expected": array_view(expected),
         "output": None,
         "match": False,
         "max_abs_diff": None,
@@ -450,7 +231,7 @@ def trial_compare(kind: str, case: TrialCase, result: CallResult | None, reason:
         got = f"dtype {out.dtype}" if isinstance(out, np.ndarray) else type(out).__name__
         row["error"] = MSG_NOT_NUMERIC.format(got=got)
         return row
-    row["output"] = _array_view(out)
+    row["output"] = array_view(out)
     if tuple(out.shape) != tuple(expected.shape):
         row["error"] = MSG_SHAPE.format(
             got=shape_text(out.shape), expected=shape_text(expected.shape)

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from grader.engine.checks import messages as check_messages
+from grader.engine import messages as check_messages
 from grader.engine.checks.base import readable_error
-from grader.engine.checks.messages import as_math
 from grader.engine.grading import MSG_STOPPED, visible_message
+from grader.engine.messages import as_math
 from grader.engine.misconceptions import misconception_describe
 from grader.engine.sandbox import messages as sandbox_messages
 from grader.models import Exercise, ExerciseCheck, RegradePreview, Submission

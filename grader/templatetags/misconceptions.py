@@ -8,7 +8,7 @@ from typing import Any
 from django import template
 
 from common.rendering import render_inline
-from grader.engine.checks.messages import as_math
+from grader.engine.messages import as_math
 from grader.engine.misconceptions import misconception_describe
 
 register = template.Library()

@@ -9,7 +9,8 @@ from typing import Any
 
 from django import template
 
-from grader.engine.trials import arguments_of, shape_text
+from grader.engine.trial_args import shape_text
+from grader.engine.trials import arguments_of
 from grader.models import Exercise
 from grader.selectors.trials import exercise_visible_examples
 from grader.views.trials import FIELD_PREFIX

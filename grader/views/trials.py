@@ -24,9 +24,8 @@ from rest_framework.views import APIView
 from common.parsers import BoundedJSONParser
 from grader.api import CodeField
 from grader.engine.limits import CODE_MAX_BYTES
+from grader.engine.trial_args import MAX_DIM, MAX_ELEMENTS
 from grader.engine.trials import (
-    MAX_DIM,
-    MAX_ELEMENTS,
     TrialInputError,
     arguments_of,
     trial_spec_from_fields,

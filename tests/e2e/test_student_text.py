@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from grader.engine.checks.messages import CALL_ERROR
+from grader.engine.messages import CALL_ERROR
 from grader.models import Exercise, ExerciseCheck, Submission
 from tests.factories import student_create, submission_create
 

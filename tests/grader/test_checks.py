@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from grader.engine import reference
-from grader.engine.checks import CHECKS, ParamsError, check_get, checks_for_kind, messages
+from grader.engine import messages, reference
+from grader.engine.checks import CHECKS, ParamsError, check_get, checks_for_kind
 from grader.engine.checks.attention import SCALE_FAILED
 from grader.engine.executors.base import CallResult, RunRequest
 from grader.engine.executors.trusted import NOT_AN_ARRAY, CallableExecutor

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader.engine import reference
-from grader.engine.checks import check_get, messages
+from grader.engine import messages, reference
+from grader.engine.checks import check_get
 from grader.engine.checks.base import Probe, output_problem, readable_error
 from grader.engine.diagnosis import _text_cause, fixed_probes
 from grader.engine.executors.base import CallResult, RunRequest

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from grader.engine import reference
+from grader.engine import trial_args as ta
 from grader.engine import trials as t
-from grader.engine.checks.inputs import WORKED_OUTPUT
 from grader.engine.executors.base import (
     Call,
     CallResult,
@@ -23,6 +23,8 @@ from grader.engine.executors.base import (
     RunStatus,
 )
 from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.inputs import WORKED_OUTPUT
+from grader.engine.kinds import reference_evaluate
 
 ATT = reference.KIND_ATTENTION
 MHA = reference.KIND_MULTI_HEAD
@@ -60,10 +62,10 @@ def test_attention_examples_are_the_worked_example_a_masked_and_a_batched_case()
     assert [c.name for c in cases] == ["worked-example", "masked", "batched"]
     worked, masked, batched = cases
     # The seed material's 3-token example: the reference reproduces the hand-worked output.
-    np.testing.assert_allclose(worked.expected(ATT), WORKED_OUTPUT, atol=1e-3)
+    np.testing.assert_allclose(t.trial_expected(ATT, worked), WORKED_OUTPUT, atol=1e-3)
     assert masked.labels[-1] == "mask" and masked.args[3].dtype == bool
     # Causal: the first token can only copy V's first row.
-    np.testing.assert_allclose(masked.expected(ATT)[0], [1.0, 0.0])
+    np.testing.assert_allclose(t.trial_expected(ATT, masked)[0], [1.0, 0.0])
     assert batched.args[0].ndim == 3 and batched.args[0].shape[-2] != batched.args[1].shape[-2]
 
 
@@ -146,7 +148,7 @@ class _Stopped:
         return LocalRun(self._calls, request)
 
     def _calls(self, calls: Sequence[Call]) -> RunResult:
-        out = [CallResult(output=reference.evaluate(ATT, c.args)) for c in calls[: self.n]]
+        out = [CallResult(output=reference_evaluate(ATT, c.args)) for c in calls[: self.n]]
         return RunResult(status=self.status, calls=out, message="CPU limit hit.", stdout="hi\n")
 
     def close(self) -> None: ...
@@ -210,7 +212,7 @@ def test_a_shape_gives_seeded_values_rounded_to_two_decimals() -> None:
     for x, y in zip(a.args, b.args, strict=True):
         np.testing.assert_array_equal(x, y)  # the worker rebuilds what the web checked
     assert np.array_equal(a.args[0], np.round(a.args[0], 2))
-    assert a.name == t.CUSTOM and a.about == "Your input: Q (3, 4), K (5, 4), V (5, 2)."
+    assert a.name == ta.CUSTOM and a.about == "Your input: Q (3, 4), K (5, 4), V (5, 2)."
     other = t.trial_input_case(ATT, {**spec, "seed": 2})
     assert not np.array_equal(a.args[0], other.args[0])
 
@@ -218,7 +220,7 @@ def test_a_shape_gives_seeded_values_rounded_to_two_decimals() -> None:
 def test_the_custom_input_runs_after_the_examples() -> None:
     spec = {"Q": [[1.0, 2.0]], "K": {"shape": [4, 2]}, "V": {"shape": [4, 3]}, "mask": "causal"}
     report = run(reference.attention, spec=spec)
-    assert [c["name"] for c in report["cases"]][-1] == t.CUSTOM
+    assert [c["name"] for c in report["cases"]][-1] == ta.CUSTOM
     custom = report["cases"][-1]
     assert custom["match"] and custom["expected"]["shape"] == [1, 3]
     assert custom["inputs"] == [
@@ -243,43 +245,43 @@ def test_the_custom_input_runs_after_the_examples() -> None:
         ),
         (
             {"Q": {"shape": [17, 2]}, "K": [[1, 2]], "V": [[1]]},
-            t.MSG_DIM_TOO_LARGE.format(name="Q", shape="(17, 2)"),
+            ta.MSG_DIM_TOO_LARGE.format(name="Q", shape="(17, 2)"),
         ),
         (
             {"Q": {"shape": [16, 16, 16]}, "K": [[1]], "V": [[1]]},
-            t.MSG_TOO_MANY_VALUES.format(name="Q", n=4096),
+            ta.MSG_TOO_MANY_VALUES.format(name="Q", n=4096),
         ),
         (
             {"Q": {"shape": [4]}, "K": [[1]], "V": [[1]]},
-            t.MSG_NDIM.format(name="Q", low=2, high=4, ndim=1),
+            ta.MSG_NDIM.format(name="Q", low=2, high=4, ndim=1),
         ),
-        ({"Q": {"shape": [0, 2]}, "K": [[1]], "V": [[1]]}, t.MSG_BAD_SHAPE.format(name="Q")),
-        ({"Q": [[1, "a"]], "K": [[1]], "V": [[1]]}, t.MSG_NOT_NUMBERS.format(name="Q")),
-        ({"Q": [[1, 2], [3]], "K": [[1]], "V": [[1]]}, t.MSG_NOT_NUMBERS.format(name="Q")),
-        ({"Q": [[1e400]], "K": [[1]], "V": [[1]]}, t.MSG_NOT_NUMBERS.format(name="Q")),
-        ({"Q": "3, 4", "K": [[1]], "V": [[1]]}, t.MSG_BAD_ARRAY.format(name="Q")),
-        ({"Q": [[1, 2]], "K": [[1]], "V": [[1]]}, t.MSG_LAST_DIMS.format(q=2, k=1)),
-        ({"Q": [[1]], "K": [[1], [2]], "V": [[1]]}, t.MSG_KEY_ROWS.format(k=2, v=1)),
+        ({"Q": {"shape": [0, 2]}, "K": [[1]], "V": [[1]]}, ta.MSG_BAD_SHAPE.format(name="Q")),
+        ({"Q": [[1, "a"]], "K": [[1]], "V": [[1]]}, ta.MSG_NOT_NUMBERS.format(name="Q")),
+        ({"Q": [[1, 2], [3]], "K": [[1]], "V": [[1]]}, ta.MSG_NOT_NUMBERS.format(name="Q")),
+        ({"Q": [[1e400]], "K": [[1]], "V": [[1]]}, ta.MSG_NOT_NUMBERS.format(name="Q")),
+        ({"Q": "3, 4", "K": [[1]], "V": [[1]]}, ta.MSG_BAD_ARRAY.format(name="Q")),
+        ({"Q": [[1, 2]], "K": [[1]], "V": [[1]]}, ta.MSG_LAST_DIMS.format(q=2, k=1)),
+        ({"Q": [[1]], "K": [[1], [2]], "V": [[1]]}, ta.MSG_KEY_ROWS.format(k=2, v=1)),
         (
             {"Q": {"shape": [2, 1, 1]}, "K": {"shape": [3, 1, 1]}, "V": {"shape": [1, 1]}},
-            t.MSG_BATCH.format(shapes="Q (2,), K (3,), V ()"),
+            ta.MSG_BATCH.format(shapes="Q (2,), K (3,), V ()"),
         ),
         (
             {"Q": [[1]], "K": [[1], [2]], "V": [[1], [2]], "mask": [[True, False, True]]},
-            t.MSG_MASK_SHAPE.format(mask="(1, 3)", target="(1, 2)"),
+            ta.MSG_MASK_SHAPE.format(mask="(1, 3)", target="(1, 2)"),
         ),
-        ({"Q": [[1]], "K": [[1]], "V": [[1]], "mask": [[False]]}, t.MSG_MASK_EMPTY_ROW),
-        ({"Q": [[1]], "K": [[1]], "V": [[1]], "mask": [[0.5]]}, t.MSG_NOT_BOOLS),
+        ({"Q": [[1]], "K": [[1]], "V": [[1]], "mask": [[False]]}, ta.MSG_MASK_EMPTY_ROW),
+        ({"Q": [[1]], "K": [[1]], "V": [[1]], "mask": [[0.5]]}, ta.MSG_NOT_BOOLS),
         ({"Q": [[1]], "K": [[1]], "V": [[1]], "seed": -1}, t.MSG_BAD_SEED),
         ({"Q": [[1]], "K": [[1]], "V": [[1]], "seed": True}, t.MSG_BAD_SEED),
         (
             {"Q": {"shape": [16, 16, 1]}, "K": {"shape": [16, 1]}, "V": {"shape": [16, 16]}},
-            t.MSG_OUTPUT_TOO_LARGE.format(n=16 * 16 * 16),
+            ta.MSG_OUTPUT_TOO_LARGE.format(n=16 * 16 * 16),
         ),
     ],
 )
 def test_a_bad_custom_input_is_refused_with_a_clear_message(spec, message: str) -> None:
-    with pytest.raises(t.TrialInputError) as raised:
+    with pytest.raises(ta.TrialInputError) as raised:
         t.trial_input_case(ATT, spec)
     assert raised.value.message == message
 
@@ -287,14 +289,14 @@ def test_a_bad_custom_input_is_refused_with_a_clear_message(spec, message: str) 
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"Q": "3; 4"}, t.MSG_BAD_SHAPE.format(name="Q")),
+        ({"Q": "3; 4"}, ta.MSG_BAD_SHAPE.format(name="Q")),
         ({"Q": "[[1, 2]"}, None),  # not valid JSON: the message names the parser's complaint
         ({"Q": "x" * (t.MAX_FIELD_CHARS + 1)}, t.MSG_FIELD_TOO_LONG.format(name="Q")),
         ({"Q": "3, 4", "seed": "abc"}, t.MSG_BAD_SEED),
     ],
 )
 def test_bad_page_fields_are_refused(fields: dict[str, str], message: str | None) -> None:
-    with pytest.raises(t.TrialInputError) as raised:
+    with pytest.raises(ta.TrialInputError) as raised:
         t.trial_spec_from_fields(ATT, fields)
     if message is None:
         assert raised.value.message.startswith("Q: this is not valid JSON")
@@ -306,16 +308,16 @@ def test_multi_head_inputs_draw_missing_weights_and_check_the_heads() -> None:
     case = t.trial_input_case(MHA, {"X": {"shape": [2, 3, 4]}, "n_heads": 2, "mask": "causal"})
     assert case.labels == ("X", "W_q", "W_k", "W_v", "W_o", "n_heads", "mask")
     assert all(w.shape == (4, 4) for w in case.args[1:5]) and case.args[5] == 2
-    with pytest.raises(t.TrialInputError, match="n_heads must divide d_model"):
+    with pytest.raises(ta.TrialInputError, match="n_heads must divide d_model"):
         t.trial_input_case(MHA, {"X": {"shape": [3, 4]}, "n_heads": 3})
-    with pytest.raises(t.TrialInputError) as raised:
+    with pytest.raises(ta.TrialInputError) as raised:
         t.trial_input_case(MHA, {"X": {"shape": [3, 4]}, "n_heads": 2, "W_q": [[1.0]]})
-    assert raised.value.message == t.MSG_WEIGHT_SHAPE.format(name="W_q", d=4, shape="(1, 1)")
+    assert raised.value.message == ta.MSG_WEIGHT_SHAPE.format(name="W_q", d=4, shape="(1, 1)")
 
 
 def test_softmax_axis_is_bounded_by_the_inputs_dimensions() -> None:
     case = t.trial_input_case(SMX, {"x": [[1.0, 2.0], [3.0, 4.0]], "axis": 0})
-    np.testing.assert_allclose(case.expected(SMX).sum(axis=0), [1.0, 1.0])
-    with pytest.raises(t.TrialInputError) as raised:
+    np.testing.assert_allclose(t.trial_expected(SMX, case).sum(axis=0), [1.0, 1.0])
+    with pytest.raises(ta.TrialInputError) as raised:
         t.trial_input_case(SMX, {"x": [1.0, 2.0], "axis": 1})
-    assert raised.value.message == t.MSG_AXIS.format(low=-1, high=0, ndim=1)
+    assert raised.value.message == ta.MSG_AXIS.format(low=-1, high=0, ndim=1)

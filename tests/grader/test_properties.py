@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from grader.engine import reference
 from grader.engine.checks import check_get
 from grader.engine.checks.base import Probe, compare_with_reference
-from grader.engine.checks.inputs import attention_call, mha_call, mha_weights, softmax_call
 from grader.engine.executors.base import CallResult, RunRequest
 from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.inputs import attention_call, mha_call, mha_weights, softmax_call
 from grader.engine.kinds.attention_mistakes import attention_missing_scale
 from tests.grader.variants import attention_einsum, mha_head_loop, softmax_logsumexp
 

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from accounts.services.api_tokens import api_token_issue
-from grader.engine import reference
+from grader.engine import reference, trial_args
 from grader.engine import trials as engine
 from grader.engine.executors.trusted import CallableExecutor
 from grader.models import Exercise, Submission, TrialRun
@@ -86,7 +86,7 @@ def test_a_bad_custom_input_is_told_at_once_and_stores_nothing() -> None:
         {"code": CORRECT, "run-Q": "17, 4", "run-K": "2, 4", "run-V": "2, 2"},
         **HX,
     )
-    assert engine.MSG_DIM_TOO_LARGE.format(name="Q", shape="(17, 4)") in r.content.decode()
+    assert trial_args.MSG_DIM_TOO_LARGE.format(name="Q", shape="(17, 4)") in r.content.decode()
     r = c.post(f"/exercises/{SLUG}/run/", {"code": CORRECT, "run-Q": "3, 4"}, **HX)
     assert engine.MSG_MISSING_ARGUMENT.format(name="K") in r.content.decode()
     r = c.post(f"/exercises/{SLUG}/run/", {"code": "  "}, **HX)

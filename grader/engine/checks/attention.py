@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine import reference
-from grader.engine.checks import messages
+from grader.engine import messages, reference
 from grader.engine.checks.base import (
     ATOL_PARAM,
     RTOL_PARAM,
@@ -22,7 +21,8 @@ from grader.engine.checks.base import (
     shape_problem,
     shape_text,
 )
-from grader.engine.checks.inputs import (
+from grader.engine.executors.base import CallResult
+from grader.engine.inputs import (
     WORKED_K,
     WORKED_OUTPUT,
     WORKED_Q,
@@ -31,7 +31,6 @@ from grader.engine.checks.inputs import (
     key_mask,
     unit,
 )
-from grader.engine.executors.base import CallResult
 
 ATTENTION = frozenset({reference.KIND_ATTENTION})
 

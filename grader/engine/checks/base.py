@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from grader.engine import reference
-from grader.engine.checks import messages
+from grader.engine import messages
 from grader.engine.executors.base import Call, CallResult
+from grader.engine.kinds import reference_evaluate
 
 
 class ParamsError(ValueError):
@@ -92,7 +92,7 @@ def probe_expected(kind: str, probe: Probe) -> np.ndarray:
     """The reference's output on the probe's input, computed once. The grader computes it
     while the sandbox runs the student's code, so judging finds it ready."""
     if not probe._expected:
-        probe._expected.append(reference.evaluate(kind, probe.call.args, probe.call.kwargs))
+        probe._expected.append(reference_evaluate(kind, probe.call.args, probe.call.kwargs))
     return probe._expected[0]
 
 

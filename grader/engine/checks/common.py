@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from grader.engine import reference
-from grader.engine.checks import messages
+from grader.engine import messages, reference
 from grader.engine.checks.base import (
     Check,
     Outcome,
@@ -21,18 +18,9 @@ from grader.engine.checks.base import (
     shape_problem,
     shape_text,
 )
-
-if TYPE_CHECKING:
-    from grader.engine.kinds import Kind
+from grader.engine.kinds import kind_get
 
 ALL_KINDS = frozenset(reference.KINDS)
-
-
-def _kind(kind: str) -> Kind:
-    # Imported here: the kinds build their inputs with this package's helpers.
-    from grader.engine.kinds import kind_get
-
-    return kind_get(kind)
 
 
 class JudgeInternalError(RuntimeError):
@@ -82,7 +70,7 @@ class Stability(Check):
     def _probe(self, kind: str, rng: np.random.Generator, size: float, dtype: type) -> Probe:
         is32 = dtype is np.float32
         info = {"f32": is32, "size": size}
-        call, what = _kind(kind).stability_call(rng, size, dtype)
+        call, what = kind_get(kind).stability_call(rng, size, dtype)
         return Probe(call, f"{'float32' if is32 else 'float64'} {what}", info)
 
     def judge(self, params, probes, results, kind) -> Outcome:
@@ -109,7 +97,7 @@ class WeightsNormalized(Check):
     params = (Param("atol", float, 1e-6, "Allowed error of each sum.", 0.0, 0.1),)
 
     def prepare(self, params, rng, kind) -> list[Probe]:
-        normalized = _kind(kind).normalized_calls
+        normalized = kind_get(kind).normalized_calls
         if normalized is None:
             raise ValueError(f"check {self.name!r} cannot judge a {kind!r} exercise")
         return [Probe(call, what, {"a": axis}) for call, what, axis in normalized(rng)]
@@ -129,7 +117,7 @@ class WeightsNormalized(Check):
             if abs(worst - 1.0) > params["atol"] or np.min(out) < -params["atol"]:
                 if np.min(out) < -params["atol"] and abs(worst - 1.0) <= params["atol"]:
                     worst = float(np.min(out))
-                template = _kind(kind).not_normalized
+                template = kind_get(kind).not_normalized
                 return Outcome(False, template.format(what=probe.what, worst=worst))
         return Outcome(True, messages.PASSED)
 
@@ -142,7 +130,7 @@ class NoMutation(Check):
     params = ()
 
     def prepare(self, params, rng, kind) -> list[Probe]:
-        call, what = _kind(kind).no_mutation_call(rng)
+        call, what = kind_get(kind).no_mutation_call(rng)
         return [Probe(call, what)]
 
     def judge(self, params, probes, results, kind) -> Outcome:
@@ -156,7 +144,7 @@ class NoMutation(Check):
             return Outcome(False, problem)
         if result.inputs_after is None:
             raise JudgeInternalError("the executor did not return the inputs it was asked for")
-        names = _kind(kind).parameters
+        names = kind_get(kind).parameters
         arrays = [(i, a) for i, a in enumerate(probe.call.args) if isinstance(a, np.ndarray)]
         if len(result.inputs_after) != len(arrays):
             raise JudgeInternalError("the executor returned the wrong number of inputs")

@@ -14,7 +14,7 @@ from grader.engine.checks.base import (
     judge_against_reference,
     shape_text,
 )
-from grader.engine.checks.inputs import causal_mask, key_mask, mha_call, mha_weights, unit
+from grader.engine.inputs import causal_mask, key_mask, mha_call, mha_weights, unit
 
 MULTI_HEAD = frozenset({reference.KIND_MULTI_HEAD})
 

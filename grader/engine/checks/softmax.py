@@ -13,7 +13,7 @@ from grader.engine.checks.base import (
     judge_against_reference,
     shape_text,
 )
-from grader.engine.checks.inputs import softmax_call, unit
+from grader.engine.inputs import softmax_call, unit
 
 SOFTMAX = frozenset({reference.KIND_SOFTMAX})
 

@@ -7,6 +7,11 @@ grader/README.md says how.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
 from grader.engine.kinds import attention, multi_head, softmax
 from grader.engine.kinds.base import Kind, WrongImplementation
 
@@ -26,6 +31,13 @@ def kind_get(name: str) -> Kind:
         raise UnknownKind(f"unknown exercise kind {name!r}") from None
 
 
+def reference_evaluate(
+    kind: str, args: Sequence[Any], kwargs: Mapping[str, Any] | None = None
+) -> np.ndarray:
+    """The reference output for one call of an exercise of ``kind`` (ValueError if unknown)."""
+    return kind_get(kind).reference(*args, **dict(kwargs or {}))
+
+
 def wrong_implementations_all() -> tuple[WrongImplementation, ...]:
     """Every kind's known wrong implementations, kind by kind."""
     return tuple(impl for kind in KINDS.values() for impl in kind.wrong_implementations)
@@ -41,5 +53,6 @@ __all__ = [
     "UnknownKind",
     "WrongImplementation",
     "kind_get",
+    "reference_evaluate",
     "wrong_implementations_all",
 ]

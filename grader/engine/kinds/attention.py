@@ -17,10 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine import plots, reference
-from grader.engine.checks import messages
-from grader.engine.checks.inputs import WORKED_K, WORKED_Q, WORKED_V, attention_call, key_mask, unit
+from grader.engine import messages, pictures, reference
 from grader.engine.executors.base import Arg, Call, CallResult
+from grader.engine.inputs import WORKED_K, WORKED_Q, WORKED_V, attention_call, key_mask, unit
 from grader.engine.kinds.attention_mistakes import (
     attention_d_k_from_shape_1,
     attention_divide_by_2,
@@ -65,7 +64,7 @@ from grader.engine.kinds.base import (
     batched,
     probe,
 )
-from grader.engine.trials import (
+from grader.engine.trial_args import (
     MSG_KEY_ROWS,
     MSG_LAST_DIMS,
     ROLE_ARRAY,
@@ -73,12 +72,12 @@ from grader.engine.trials import (
     ArgSpec,
     TrialCase,
     TrialInputError,
-    _array_arg,
-    _broadcast,
-    _check_mask,
-    _check_output,
-    _custom_case,
-    _mask_arg,
+    array_arg,
+    broadcast_shapes,
+    check_mask,
+    check_output,
+    custom_case,
+    mask_arg,
 )
 
 NAME = reference.KIND_ATTENTION
@@ -312,20 +311,20 @@ def visible_examples() -> list[TrialCase]:
 
 
 def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
-    q, k, v = (_array_arg(_arg(n), spec[n], rng) for n in ("Q", "K", "V"))
+    q, k, v = (array_arg(_arg(n), spec[n], rng) for n in ("Q", "K", "V"))
     if q.shape[-1] != k.shape[-1]:
         raise TrialInputError(MSG_LAST_DIMS.format(q=q.shape[-1], k=k.shape[-1]))
     if k.shape[-2] != v.shape[-2]:
         raise TrialInputError(MSG_KEY_ROWS.format(k=k.shape[-2], v=v.shape[-2]))
-    batch = _broadcast([("Q", q.shape[:-2]), ("K", k.shape[:-2]), ("V", v.shape[:-2])])
+    batch = broadcast_shapes([("Q", q.shape[:-2]), ("K", k.shape[:-2]), ("V", v.shape[:-2])])
     n, m = q.shape[-2], k.shape[-2]
-    _check_output((*batch, n, v.shape[-1]))
+    check_output((*batch, n, v.shape[-1]))
     named: list[tuple[str, Arg]] = [("Q", q), ("K", k), ("V", v)]
     if spec.get("mask") is not None:
-        mask = _mask_arg(spec["mask"], n, m)
-        _check_mask(mask, (*batch, n, m))
+        mask = mask_arg(spec["mask"], n, m)
+        check_mask(mask, (*batch, n, m))
         named.append(("mask", mask))
-    return _custom_case(named)
+    return custom_case(named)
 
 
 # --- pictures: the student's weights beside the reference's ------------------------------------
@@ -340,7 +339,7 @@ SWEEP_DK: tuple[int, ...] = (4, 8, 16, 32, 64, 128, 256, 512)
 SWEEP_QUERIES = 32
 SWEEP_KEYS = 16
 
-PICTURES = frozenset(plots.PICTURES) - {"scale-by-model-width", "unstable-softmax"}
+PICTURES = frozenset(pictures.PICTURES) - {"scale-by-model-width", "unstable-softmax"}
 
 
 # The pictures' inputs are fixed, so each worker draws them (and computes their reference
@@ -348,19 +347,19 @@ PICTURES = frozenset(plots.PICTURES) - {"scale-by-model-width", "unstable-softma
 @functools.cache
 def plot_example() -> tuple[np.ndarray, np.ndarray]:
     """Q and K of the example heatmap (the softmax pictures' scores come from them too)."""
-    rng = plots.plot_rng(1)
+    rng = pictures.plot_rng(1)
     Q = rng.standard_normal((EXAMPLE_QUERIES, EXAMPLE_DK))
     K = rng.standard_normal((EXAMPLE_KEYS, EXAMPLE_DK))
-    plots.frozen(Q, K)
+    pictures.frozen(Q, K)
     return Q, K
 
 
 @functools.cache
 def _sweep_draw() -> tuple[np.ndarray, np.ndarray]:
-    rng = plots.plot_rng(2)
+    rng = pictures.plot_rng(2)
     Q = rng.standard_normal((SWEEP_QUERIES, SWEEP_DK[-1]))
     K = rng.standard_normal((SWEEP_KEYS, SWEEP_DK[-1]))
-    plots.frozen(Q, K)
+    pictures.frozen(Q, K)
     return Q, K
 
 
@@ -371,21 +370,21 @@ def _sweep(d_k: int) -> tuple[np.ndarray, np.ndarray]:
     cross into the sandbox."""
     Q, K = _sweep_draw()
     Qd, Kd = np.ascontiguousarray(Q[:, :d_k]), np.ascontiguousarray(K[:, :d_k])
-    plots.frozen(Qd, Kd)
+    pictures.frozen(Qd, Kd)
     return Qd, Kd
 
 
 @functools.cache
 def _sweep_reference(d_k: int) -> np.ndarray:
     ref = reference.attention_weights(*_sweep(d_k))
-    plots.frozen(ref)
+    pictures.frozen(ref)
     return ref
 
 
 @functools.cache
 def _example_reference() -> np.ndarray:
     ref = reference.attention_weights(*plot_example())
-    plots.frozen(ref)
+    pictures.frozen(ref)
     return ref
 
 
@@ -400,8 +399,8 @@ def plot_calls() -> tuple[Call, ...]:
 
 
 def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
-    student, error = plots.student_array(results, 0, (EXAMPLE_QUERIES, EXAMPLE_KEYS))
-    example = plots.example_dict(
+    student, error = pictures.student_array(results, 0, (EXAMPLE_QUERIES, EXAMPLE_KEYS))
+    example = pictures.example_dict(
         student,
         _example_reference(),
         error,
@@ -409,11 +408,11 @@ def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
         f"{EXAMPLE_DK}",
         note="Random unit-variance Q and K made for this picture (not a hidden input), called "
         "with V = identity so the output is the weights.",
-        rows=plots.labels("q", EXAMPLE_QUERIES),
-        cols=plots.labels("k", EXAMPLE_KEYS),
+        rows=pictures.labels("q", EXAMPLE_QUERIES),
+        cols=pictures.labels("k", EXAMPLE_KEYS),
         d_k=EXAMPLE_DK,
     )
-    saturation = plots.saturation_sweep(
+    saturation = pictures.saturation_sweep(
         results,
         label="d_k",
         sizes=SWEEP_DK,

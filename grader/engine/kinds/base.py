@@ -4,7 +4,9 @@ No Django imports. A kind is one function students write (attention, multi-head 
 softmax). Its module owns everything that differs from one kind to another: the reference,
 the known wrong implementations, the diagnostic inputs, the visible examples, the custom-input
 parser and the pictures' inputs. The generic machinery (``diagnosis``, ``trials``, ``plots``,
-``validation``) asks the registry for a ``Kind`` and never branches on a kind's name.
+``validation``) asks the registry for a ``Kind`` and never branches on a kind's name; a kind is
+built only on what sits below the registry (``reference``, ``inputs``, ``trial_args``,
+``pictures``).
 """
 
 from __future__ import annotations
@@ -13,14 +15,12 @@ import inspect
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from grader.engine.executors.base import Call, CallResult
-
-if TYPE_CHECKING:
-    from grader.engine.trials import ArgSpec, TrialCase
+from grader.engine.trial_args import ArgSpec, TrialCase
 
 # Probe tags of the diagnostic inputs: which inputs a wrong implementation is compared on.
 # "plain": unmasked, unit-variance inputs at several sizes; "mask": a random mask; "large":

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine import plots, reference
-from grader.engine.checks.inputs import (
+from grader.engine import pictures, reference
+from grader.engine.executors.base import Arg, Call, CallResult
+from grader.engine.inputs import (
     WORKED_K,
     WORKED_Q,
     causal_mask,
@@ -23,7 +24,6 @@ from grader.engine.checks.inputs import (
     mha_weights,
     unit,
 )
-from grader.engine.executors.base import Arg, Call, CallResult
 from grader.engine.kinds.base import (
     BATCH,
     LARGE,
@@ -62,7 +62,7 @@ from grader.engine.kinds.multi_head_mistakes import (
     mha_variant,
     mha_weights_transposed,
 )
-from grader.engine.trials import (
+from grader.engine.trial_args import (
     MAX_DIM,
     MSG_HEADS,
     MSG_WEIGHT_SHAPE,
@@ -72,11 +72,11 @@ from grader.engine.trials import (
     ArgSpec,
     TrialCase,
     TrialInputError,
-    _array_arg,
-    _check_mask,
-    _custom_case,
-    _int_value,
-    _mask_arg,
+    array_arg,
+    check_mask,
+    custom_case,
+    int_value,
+    mask_arg,
     shape_text,
 )
 
@@ -287,9 +287,9 @@ def visible_examples() -> list[TrialCase]:
 
 
 def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
-    x = _array_arg(_arg("X"), spec["X"], rng)
+    x = array_arg(_arg("X"), spec["X"], rng)
     d_model, n = x.shape[-1], x.shape[-2]
-    n_heads = _int_value("n_heads", spec["n_heads"], 1, MAX_DIM)
+    n_heads = int_value("n_heads", spec["n_heads"], 1, MAX_DIM)
     if d_model % n_heads:
         raise TrialInputError(MSG_HEADS.format(d_model=d_model, n_heads=n_heads))
     named: list[tuple[str, Arg]] = [("X", x)]
@@ -299,7 +299,7 @@ def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
         w = (
             np.round(rng.standard_normal((d_model, d_model)) / math.sqrt(d_model), 2)
             if raw is None
-            else _array_arg(_arg(name), raw, rng, 1.0 / math.sqrt(d_model))
+            else array_arg(_arg(name), raw, rng, 1.0 / math.sqrt(d_model))
         )
         if w.shape != (d_model, d_model):
             raise TrialInputError(
@@ -308,10 +308,10 @@ def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
         named.append((name, w))
     named.append(("n_heads", n_heads))
     if spec.get("mask") is not None:
-        mask = _mask_arg(spec["mask"], n, n)
-        _check_mask(mask, (*x.shape[:-1], n))
+        mask = mask_arg(spec["mask"], n, n)
+        check_mask(mask, (*x.shape[:-1], n))
         named.append(("mask", mask))
-    return _custom_case(named)
+    return custom_case(named)
 
 
 # --- pictures: each head's weights beside the reference's --------------------------------------
@@ -324,7 +324,7 @@ MH_EXAMPLE_DHEAD = 8
 MH_SWEEP_DHEAD: tuple[int, ...] = (8, 16, 32, 64)
 MH_SWEEP_TOKENS = 8
 
-PICTURES = frozenset(plots.PICTURES) - {"unstable-softmax"}
+PICTURES = frozenset(pictures.PICTURES) - {"unstable-softmax"}
 
 
 @functools.cache
@@ -339,7 +339,7 @@ def _plot_inputs(
     of the output are head h's attention weights.
     """
     d_model = MH_HEADS * d_head
-    rng = plots.plot_rng(stream)
+    rng = pictures.plot_rng(stream)
     X = np.eye(n_tokens, d_model)
     W_q = rng.standard_normal((d_model, d_model))
     W_k = rng.standard_normal((d_model, d_model))
@@ -347,7 +347,7 @@ def _plot_inputs(
     for h in range(MH_HEADS):
         W_v[np.arange(n_tokens), h * d_head + np.arange(n_tokens)] = 1.0
     W_o = np.eye(d_model)
-    plots.frozen(X, W_q, W_k, W_v, W_o)
+    pictures.frozen(X, W_q, W_k, W_v, W_o)
     return X, W_q, W_k, W_v, W_o
 
 
@@ -387,9 +387,9 @@ def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
     n, d_head = MH_EXAMPLE_TOKENS, MH_EXAMPLE_DHEAD
     X, W_q, W_k, _, _ = _plot_inputs(1, n, d_head)
     ref = _reference_weights(X, W_q, W_k, d_head)
-    out, error = plots.student_array(results, 0, (n, MH_HEADS * d_head))
+    out, error = pictures.student_array(results, 0, (n, MH_HEADS * d_head))
     student = _student_weights(out, n, d_head)[0] if out is not None else None
-    example = plots.example_dict(
+    example = pictures.example_dict(
         student,
         ref[0],
         error,
@@ -397,12 +397,12 @@ def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
         f"(d_model = {MH_HEADS * d_head})",
         note="Inputs made for this picture (not a hidden input): one-hot tokens and random "
         "W_q, W_k; W_v and W_o chosen so the output holds each head's weights.",
-        rows=plots.labels("t", n),
-        cols=plots.labels("t", n),
+        rows=pictures.labels("t", n),
+        cols=pictures.labels("t", n),
         d_k=d_head,
     )
     m = MH_SWEEP_TOKENS
-    saturation = plots.saturation_sweep(
+    saturation = pictures.saturation_sweep(
         results,
         label="d_head",
         sizes=MH_SWEEP_DHEAD,

@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine import plots, reference
-from grader.engine.checks import messages
-from grader.engine.checks.inputs import WORKED_K, WORKED_Q, softmax_call, unit
+from grader.engine import messages, pictures, reference
 from grader.engine.executors.base import Arg, Call, CallResult
+from grader.engine.inputs import WORKED_K, WORKED_Q, softmax_call, unit
 from grader.engine.kinds import attention
 from grader.engine.kinds.base import (
     BATCH,
@@ -41,7 +40,7 @@ from grader.engine.kinds.softmax_mistakes import (
     softmax_unnormalized,
     softmax_whole_array,
 )
-from grader.engine.trials import (
+from grader.engine.trial_args import (
     MAX_NDIM,
     MSG_AXIS,
     ROLE_ARRAY,
@@ -49,8 +48,8 @@ from grader.engine.trials import (
     ArgSpec,
     TrialCase,
     TrialInputError,
-    _array_arg,
-    _custom_case,
+    array_arg,
+    custom_case,
 )
 
 NAME = reference.KIND_SOFTMAX
@@ -221,7 +220,7 @@ def visible_examples() -> list[TrialCase]:
 
 
 def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
-    x = _array_arg(_arg("x"), spec["x"], rng)
+    x = array_arg(_arg("x"), spec["x"], rng)
     named: list[tuple[str, Arg]] = [("x", x)]
     if spec.get("axis") is not None:
         low, high = -x.ndim, x.ndim - 1
@@ -230,7 +229,7 @@ def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
         if not low <= spec["axis"] <= high:
             raise TrialInputError(MSG_AXIS.format(low=low, high=high, ndim=x.ndim))
         named.append(("axis", int(spec["axis"])))
-    return _custom_case(named)
+    return custom_case(named)
 
 
 # --- pictures: the softmax of a score matrix, and of the same scores × SOFTMAX_BIG -------------
@@ -253,9 +252,9 @@ def plot_calls() -> tuple[Call, ...]:
 def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
     x = _plot_example()
     shape = x.shape
-    rows, cols = plots.labels("row ", shape[0]), plots.labels("", shape[1])
-    student, error = plots.student_array(results, 0, shape)
-    example = plots.example_dict(
+    rows, cols = pictures.labels("row ", shape[0]), pictures.labels("", shape[1])
+    student, error = pictures.student_array(results, 0, shape)
+    example = pictures.example_dict(
         student,
         reference.softmax(x),
         error,
@@ -265,8 +264,8 @@ def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
         cols=cols,
         d_k=None,
     )
-    big_student, big_error = plots.student_array(results, 1, shape)
-    stability = plots.example_dict(
+    big_student, big_error = pictures.student_array(results, 1, shape)
+    stability = pictures.example_dict(
         big_student,
         reference.softmax(x * SOFTMAX_BIG),
         big_error,

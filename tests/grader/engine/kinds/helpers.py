@@ -10,6 +10,7 @@ import numpy as np
 from grader.engine import diagnosis
 from grader.engine.kinds import Kind
 from grader.engine.misconceptions import CODES
+from grader.engine.trials import trial_expected
 
 
 def assert_catalogue_well_formed(kind: Kind) -> None:
@@ -51,7 +52,7 @@ def assert_examples_match_the_reference(kind: Kind) -> None:
     examples = kind.visible_examples()
     assert examples[0].name == "worked-example"
     for case in examples:
-        expected = case.expected(kind.name)
+        expected = trial_expected(kind.name, case)
         np.testing.assert_allclose(expected, kind.reference(*case.args))
         assert np.all(np.isfinite(expected))
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from grader.engine import plots, reference
+from grader.engine import pictures, reference
 from grader.engine.kinds import (
     KIND_NAMES,
     KINDS,
     REFERENCE_SOURCES,
     UnknownKind,
     kind_get,
+    reference_evaluate,
     wrong_implementations_all,
 )
 from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS
@@ -28,6 +29,11 @@ def test_an_unknown_kind_is_a_value_error():
         kind_get("nope")
 
 
+def test_the_reference_of_an_unknown_kind_is_a_value_error():
+    with pytest.raises(ValueError):
+        reference_evaluate("nope", ())
+
+
 def test_one_catalogue_of_wrong_implementations():
     assert wrong_implementations_all() == WRONG_IMPLEMENTATIONS
     assert [impl.kind for impl in WRONG_IMPLEMENTATIONS] == sorted(
@@ -38,4 +44,4 @@ def test_one_catalogue_of_wrong_implementations():
 def test_reference_sources_and_pictures_come_from_the_kinds():
     assert set(REFERENCE_SOURCES) == set(KIND_NAMES)
     for kind in KINDS.values():
-        assert kind.pictures <= set(plots.PICTURES)
+        assert kind.pictures <= set(pictures.PICTURES)
