@@ -16,8 +16,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from grader.engine import reference, wrong_implementations
+from grader.engine import reference
 from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.kinds.attention_mistakes import attention_missing_scale
 from grader.models import (
     Exercise,
     ExerciseValidation,
@@ -92,7 +93,7 @@ def graded(db: None) -> dict[str, object]:
     exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
     submissions = []
     for name, func in (
-        ("missing_scale", wrong_implementations.attention_missing_scale),
+        ("missing_scale", attention_missing_scale),
         ("correct_matmul", reference.attention),
     ):
         row = submission_create(
