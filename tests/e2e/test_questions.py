@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from questions.models import Question, WrongAnswer
+from questions.models import Question, Status, WrongAnswer
 
 pytestmark = pytest.mark.e2e
 
@@ -102,3 +102,35 @@ def test_instructor_adds_a_wrong_answer_and_sees_it(instructor_page: Page, scree
     wrong.locator("summary").click()
     expect(wrong.locator(".rebuttal strong")).to_have_text("distribution")
     screenshot(page, "questions-instructor-adds-wrong-answer")
+
+
+def test_the_list_filters_by_level_and_shows_each_questions_level_and_roles(
+    page: Page, screenshot, js_errors: list[str]
+) -> None:
+    page.goto("/questions/")
+    cards = page.locator(".question-cards > li")
+    expect(cards).to_have_count(Question.objects.filter(status=Status.PUBLISHED).count())
+
+    page.get_by_label("Level", exact=True).select_option(label="L3 · senior")
+    page.get_by_role("button", name="Filter").click()
+    expect(page).to_have_url(re.compile(r"[?&]level=L3\b"))
+    senior = list(Question.objects.filter(level="L3", status=Status.PUBLISHED).order_by("ordering"))
+    assert len(senior) >= 2
+    expect(cards).to_have_count(len(senior))
+    for card, question in zip(cards.all(), senior, strict=True):
+        expect(card.get_by_role("link", name=question.title)).to_be_visible()
+        expect(card.locator(".badge").first).to_have_text("L3 · senior")
+        for role in question.roles.all():
+            expect(card).to_contain_text(role.name)
+    expect(page.get_by_text("No published question matches these filters.")).to_have_count(0)
+    screenshot(page, "questions-list-l3")
+
+    # Every level has questions, and a level combines with a role.
+    for level in ("L1", "L2"):
+        page.goto(f"/questions/?level={level}")
+        expect(cards.first).to_be_visible()
+    page.goto("/questions/?level=L3&role=ai-data-systems")
+    expect(cards).to_have_count(
+        Question.objects.filter(level="L3", roles__slug="ai-data-systems").count()
+    )
+    assert js_errors == []

@@ -30,9 +30,24 @@ def test_list_is_public_and_filterable(client: APIClient, seed_content: None) ->
         "why-divide-before-softmax",
         "scaled-dot-product-attention-by-hand",
         "why-divide-before-mixing",
+        "which-dimension-in-multi-head",
+        "why-root-dk-not-dk",
+        "what-flashattention-changes",
+        "is-the-scale-ever-different",
+        "why-scale-at-initialisation",
+        "incident-loss-flattens",
     }
     only = client.get("/api/questions/", {"role": "inference-engineering"}).json()
-    assert [q["slug"] for q in only] == ["why-divide-before-softmax"]
+    assert [q["slug"] for q in only] == [
+        "why-divide-before-softmax",
+        "why-root-dk-not-dk",
+        "what-flashattention-changes",
+        "is-the-scale-ever-different",
+        "why-scale-at-initialisation",
+        "incident-loss-flattens",
+    ]
+    senior = client.get("/api/questions/", {"level": "L3"}).json()
+    assert len(senior) >= 2 and all(q["level"] == "L3" for q in senior)
     assert all(q["level"] == "L1" for q in client.get("/api/questions/", {"level": "L1"}).json())
 
 

@@ -227,6 +227,35 @@ def test_figures_stay_above_their_floors(seed_content: None, split: str) -> None
     assert set(data["questions"]) == set(eval_set_read())
 
 
+# The questions added after the first three, each on its own: floors just under the figures
+# measured when their rules were written. Their held-out answers were written before the
+# rules were tuned, by the rules' author (so not blind), and were never tuned on.
+NEW_QUESTIONS = (
+    "which-dimension-in-multi-head",
+    "why-root-dk-not-dk",
+    "what-flashattention-changes",
+    "is-the-scale-ever-different",
+    "why-scale-at-initialisation",
+    "incident-loss-flattens",
+)
+NEW_FLOORS = {
+    "dev": {"key_point_micro_f1": 0.98, "wrong_answer_accuracy": 0.96, "false_rebuttals": 0},
+    "heldout": {"key_point_micro_f1": 0.95, "wrong_answer_accuracy": 0.85, "false_rebuttals": 0},
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("split", SPLITS)
+def test_each_new_question_stays_above_its_floors(seed_content: None, split: str) -> None:
+    questions = json.loads(run("--json", "--split", split))[split]["questions"]
+    floor = NEW_FLOORS[split]
+    for slug in NEW_QUESTIONS:
+        figures = questions[slug]
+        assert figures["key_point_micro_f1"] >= floor["key_point_micro_f1"], slug
+        assert figures["wrong_answer_accuracy"] >= floor["wrong_answer_accuracy"], slug
+        assert figures["false_rebuttals"] <= floor["false_rebuttals"], slug
+
+
 # The last batch of answers, by an author who never saw the rules, kept out of all tuning.
 BLIND_PREFIX = "fresh4-"
 BLIND_FLOOR = {"key_point_micro_f1": 0.9, "wrong_answer_accuracy": 0.9, "false_rebuttals": 0}

@@ -16,6 +16,16 @@ Q002 = BUNDLE.question("scaled-dot-product-attention-by-hand")
 Q003 = BUNDLE.question("why-divide-before-softmax")
 Q004 = BUNDLE.question("why-divide-before-mixing")
 EXPLAINER = BUNDLE.page("why-divide-by-sqrt-d")
+# The question bank beyond the first three, one question per topic of the seed pages.
+NEW_SLUGS = (
+    "which-dimension-in-multi-head",
+    "why-root-dk-not-dk",
+    "what-flashattention-changes",
+    "is-the-scale-ever-different",
+    "why-scale-at-initialisation",
+    "incident-loss-flattens",
+)
+NEW = {slug: BUNDLE.question(slug) for slug in NEW_SLUGS}
 
 Q = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 0]], float)
 K = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], float)
@@ -70,14 +80,15 @@ def test_explainer_has_every_section_and_explorable() -> None:
 @pytest.mark.django_db
 def test_migration_loaded_everything(seed_content: None) -> None:
     slugs = set(Question.objects.filter(status=Status.PUBLISHED).values_list("slug", flat=True))
-    assert slugs == {Q002["slug"], Q003["slug"], Q004["slug"]}
+    assert slugs == {Q002["slug"], Q003["slug"], Q004["slug"], *NEW_SLUGS}
     assert Page.objects.get(slug=EXPLAINER["slug"]).status == Status.PUBLISHED
     q = Question.objects.get(slug=Q003["slug"])
     assert q.follow_ups.count() == 4 and q.wrong_answers.count() == 4
 
 
 def test_no_math_is_broken_by_an_odd_dollar() -> None:
-    for text in (Q002["full_answer"], Q003["full_answer"], Q004["full_answer"], EXPLAINER["body"]):
+    answers = [q["full_answer"] for q in (Q002, Q003, Q004, *NEW.values())]
+    for text in (*answers, EXPLAINER["body"]):
         inline = re.sub(r"\$\$.+?\$\$", "", text, flags=re.DOTALL)
         assert inline.count("$") % 2 == 0
 
@@ -90,7 +101,7 @@ PROSE = {
         + [w["statement"] + "\n" + w["rebuttal"] for w in q.get("wrong_answers", [])]
         + [f["prompt"] + "\n" + f["expected_answer"] for f in q.get("follow_ups", [])]
     )
-    for q in (Q002, Q003, Q004)
+    for q in (Q002, Q003, Q004, *NEW.values())
 } | {EXPLAINER["slug"]: EXPLAINER["lead"] + "\n" + EXPLAINER["body"]}
 
 
@@ -156,3 +167,63 @@ def test_no_caret_exponents_or_raw_floats_in_the_prose() -> None:
 def test_each_explainer_figure_is_computed(quoted: str, value: float, expected: float) -> None:
     assert value == pytest.approx(expected)
     assert quoted in EXPLAINER["body"]
+
+
+def test_every_level_has_questions() -> None:
+    levels = [q["level"] for q in BUNDLE.questions]
+    assert {level: levels.count(level) for level in ("L1", "L2", "L3")} == {
+        "L1": 3,
+        "L2": 3,
+        "L3": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    ("slug", "quoted", "value", "expected"),
+    [
+        ("why-root-dk-not-dk", "0.125 at $d_k = 64$", 1 / math.sqrt(64), 0.125),
+        ("why-root-dk-not-dk", "$8 / 64 = 0.125$", 8 / 64, 0.125),
+        ("why-root-dk-not-dk", "$e^1 \\approx 2.7$", round(math.e, 1), 2.7),
+        ("why-root-dk-not-dk", "a gap of 8 means about 3000", round(math.exp(8), -3), 3000),
+        ("which-dimension-in-multi-head", "512 / 8 = 64", 512 / 8, 64),
+        ("which-dimension-in-multi-head", "$\\sqrt{64} = 8$", math.sqrt(64), 8),
+        (
+            "which-dimension-in-multi-head",
+            "$\\sqrt{512} \\approx 22.6$",
+            round(math.sqrt(512), 1),
+            22.6,
+        ),
+        ("which-dimension-in-multi-head", "almost three times too much", math.sqrt(512 / 64), 2.83),
+        ("which-dimension-in-multi-head", "divides by about 11.3", round(math.sqrt(128), 1), 11.3),
+        (
+            "what-flashattention-changes",
+            "$\\sqrt{128} \\approx 11.3$",
+            round(math.sqrt(128), 1),
+            11.3,
+        ),
+        ("incident-loss-flattens", "$\\sqrt{128} \\approx 11.3$", round(math.sqrt(128), 1), 11.3),
+        ("why-scale-at-initialisation", "spread 8 at $d_k = 64$", math.sqrt(64), 8),
+        ("why-scale-at-initialisation", "largest possible value is 0.25", 0.5 * (1 - 0.5), 0.25),
+    ],
+)
+def test_each_figure_of_the_new_questions_is_computed(
+    slug: str, quoted: str, value: float, expected: float
+) -> None:
+    assert value == pytest.approx(expected, abs=0.01)
+    assert quoted in PROSE[slug]
+
+
+def test_the_number_follow_ups_of_the_new_questions() -> None:
+    p = np.linspace(0, 1, 1001)
+    expected = {
+        "why-root-dk-not-dk": 1 / math.sqrt(64),
+        "which-dimension-in-multi-head": math.sqrt(64),
+        "incident-loss-flattens": math.sqrt(128),
+        # The largest entry p_i (1 - p_i) of the softmax Jacobian.
+        "why-scale-at-initialisation": float((p * (1 - p)).max()),
+    }
+    for slug, value in expected.items():
+        first = next(fu for fu in NEW[slug]["follow_ups"] if fu["check_kind"] == "number")
+        assert first["expected_number"] == pytest.approx(value, abs=first["tolerance"] + 1e-9)
+    llama = NEW["which-dimension-in-multi-head"]["follow_ups"][1]
+    assert llama["expected_number"] == pytest.approx(math.sqrt(128), abs=llama["tolerance"])

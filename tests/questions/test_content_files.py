@@ -57,6 +57,36 @@ STABLE_QUESTIONS = {
         "wrong_answers": ["new-idea-about-meaning"],
         "follow_ups": ["text", "choice", "choice"],
     },
+    "which-dimension-in-multi-head": {
+        "key_points": ["head-width", "divide-by-eight", "per-head-softmax"],
+        "wrong_answers": ["model-width", "sequence-length"],
+        "follow_ups": ["number", "number", "choice"],
+    },
+    "why-root-dk-not-dk": {
+        "key_points": ["variance-grows", "over-shrinks", "near-uniform"],
+        "wrong_answers": ["dk-is-safer", "any-constant"],
+        "follow_ups": ["number", "choice", "choice"],
+    },
+    "what-flashattention-changes": {
+        "key_points": ["same-maths", "tiles", "no-score-matrix"],
+        "wrong_answers": ["flash-approximates", "flash-drops-scale"],
+        "follow_ups": ["shape", "choice", "choice"],
+    },
+    "is-the-scale-ever-different": {
+        "key_points": ["learned-or-folded", "mup-one-over-d", "qk-norm"],
+        "wrong_answers": ["always-root-dk", "mup-for-speed"],
+        "follow_ups": ["choice", "choice", "choice"],
+    },
+    "why-scale-at-initialisation": {
+        "key_points": ["projections-absorb", "matters-at-initialisation", "gradients-vanish"],
+        "wrong_answers": ["changes-capacity", "training-finds-scale"],
+        "follow_ups": ["choice", "choice", "number"],
+    },
+    "incident-loss-flattens": {
+        "key_points": ["attention-entropy", "missing-scale", "fix-and-compare"],
+        "wrong_answers": ["data-problem", "tune-learning-rate"],
+        "follow_ups": ["number", "choice", "choice"],
+    },
 }
 STABLE_ROLES = ["inference-engineering", "llm-product-engineering", "ai-data-systems"]
 STABLE_PAGES = ["why-divide-by-sqrt-d"]

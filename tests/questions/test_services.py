@@ -134,9 +134,16 @@ def test_publish_and_unpublish(question: Question) -> None:
 
 def test_question_list_filters(seed_content: None) -> None:
     by_role = selectors.question_list(role="ai-data-systems")
-    assert [q.slug for q in by_role] == ["why-divide-before-softmax"]
+    assert [q.slug for q in by_role] == [
+        "why-divide-before-softmax",
+        "which-dimension-in-multi-head",
+        "is-the-scale-ever-different",
+        "why-scale-at-initialisation",
+    ]
     assert all(q.level == "L1" for q in selectors.question_list(level="L1"))
-    assert len(selectors.question_list()) == 3
+    for level in ("L1", "L2", "L3"):
+        assert len(selectors.question_list(level=level)) >= 2, level
+    assert len(selectors.question_list()) == 9
 
 
 def test_wrong_answer_url() -> None:
