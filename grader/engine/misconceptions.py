@@ -143,6 +143,15 @@ _ALL: tuple[Misconception, ...] = (
         "`scores = np.where(mask, scores, -np.inf)`.",
     ),
     Misconception(
+        "mask-shape-exact",
+        "The mask only works with exactly the scores' shape",
+        "Your function handles batch axes and handles a mask, but not a mask that broadcasts: "
+        "indexing the scores with it (`scores[~mask] = -np.inf`, `np.putmask`) needs the mask "
+        "to have exactly the scores' shape. The contract allows any mask that broadcasts to "
+        "them, such as one (n, m) mask shared by every batch element (and every head). Write "
+        "`scores = np.where(mask, scores, -np.inf)`, which broadcasts the mask for you.",
+    ),
+    Misconception(
         "wrong-head-split",
         "Multi-head: the heads take the wrong columns",
         "Head h must use the contiguous columns h·d_head … (h+1)·d_head - 1 of X·W: reshape to "
