@@ -10,7 +10,7 @@ where that implementation differs from the reference. Other codes are rule-based
 the reference's), ``hardcoded-scale`` (one constant scale at several head sizes),
 ``rounded-output`` (every value a multiple of 10^-d), ``unstable-softmax`` when large scores
 raise ``OverflowError``, ``softmax-wrong-axis`` when the outputs are the softmax along another
-axis, and the batch codes.
+axis, the batch codes, and ``mask-shape-exact`` (batch axes work, a mask that broadcasts fails).
 
 Batch axes. Every diagnostic input of a kind with ``batch_copies`` (attention, multi-head
 attention) is also sent with one and with two leading batch axes (element 0 of the batch is the
@@ -530,7 +530,7 @@ def _batch_codes(
         for j, probe in enumerate(probes):
             if probe.base is not None:
                 groups.setdefault(probe.base, [probe.base]).append(j)
-        if _only_the_broadcast_mask_fails(kind, probes, outcomes, groups.values()):
+        if _only_the_broadcast_mask_fails(kind, probes, outcomes, groups.values(), codes):
             return {MASK_SHAPE_EXACT}
         for group in groups.values():
             if not any(isinstance(outcomes[j], np.ndarray) for j in group):
@@ -616,16 +616,20 @@ def _only_the_broadcast_mask_fails(
     probes: Sequence[DiagnosticProbe],
     outcomes: Sequence[Outcome],
     groups: Iterable[list[int]],
+    codes: set[str],
 ) -> bool:
     """Every unmasked input gives, with batch axes, what it gives in 2-D, and unrelated batch
-    elements are kept apart (a batch folded into the sequence axis fails the mask too), while
-    every masked input (its mask kept 2-D, to broadcast) returns in 2-D and raises with batch
-    axes: the mask is used where only the scores' exact shape works (``scores[~mask] = ...``)."""
+    elements stay apart (the reference's output or a named mistake's: a batch folded into the
+    sequence axis fails the mask too), while every masked input (its mask kept 2-D) returns in
+    2-D and raises with batch axes: the mask must have the scores' shape (``scores[~mask]``)."""
+    named = [i.func for i in kind.wrong_implementations if i.code in codes and BATCH not in i.tags]
     unrelated = [i for i, p in enumerate(probes) if p.form and p.base is None]
     for i in unrelated:
         out = outcomes[i]
-        ref = _outcome(kind.reference, probes[i])
-        if not isinstance(out, np.ndarray) or not _same(out, ref, MATCH_RTOL, MATCH_ATOL):
+        if not isinstance(out, np.ndarray) or not any(
+            _same(out, _outcome(f, probes[i]), MATCH_RTOL, MATCH_ATOL)
+            for f in (kind.reference, *named)
+        ):
             return False
     masked = unmasked = 0
     for group in groups:
@@ -639,10 +643,8 @@ def _only_the_broadcast_mask_fails(
             continue
         unmasked += 1
         for j in group[1:]:
-            out, lead = outcomes[j], (BATCH_SIZE,) * probes[j].form
-            if not isinstance(out, np.ndarray) or out.shape != lead + base.shape:
-                return False
-            if not _same(out[(0,) * probes[j].form], base, MATCH_RTOL, MATCH_ATOL):
+            out = _batch_element_0(outcomes[j], probes[j].form)  # as it is if not batch-shaped
+            if not isinstance(out, np.ndarray) or not _same(out, base, MATCH_RTOL, MATCH_ATOL):
                 return False
     return bool(masked and unmasked and unrelated)
 

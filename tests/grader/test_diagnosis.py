@@ -656,6 +656,14 @@ def attention_mask_index_inverted(Q, K, V, mask=None):
     return (w / w.sum(axis=-1, keepdims=True)) @ V
 
 
+def attention_mask_index_no_scale(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2)  # no scale either: wrong on every input, batched or not
+    if mask is not None:
+        scores[~mask] = -1e9
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
 def attention_flattens_the_batch_masked(Q, K, V, mask=None):
     # The batch folded into the sequence axis: the mask (n, m) cannot cover (b·n, b·m) scores.
     d_k = Q.shape[-1]
@@ -687,11 +695,16 @@ def test_a_mask_used_as_a_boolean_index_is_named_for_the_mask_not_the_batch():
     assert not MISCONCEPTIONS["mask-shape-exact"].title.startswith("Batch")
 
 
-def test_the_exact_mask_shape_does_not_hide_a_mask_mistake_seen_in_2d():
-    assert diagnosis_of(reference.KIND_ATTENTION, attention_mask_index_inverted) == (
-        "mask-inverted",
-        "mask-shape-exact",
-    )
+@pytest.mark.parametrize(
+    "func,other",
+    [
+        (attention_mask_index_inverted, "mask-inverted"),
+        (attention_mask_index_no_scale, "missing-scale"),
+    ],
+    ids=lambda x: getattr(x, "__name__", x),
+)
+def test_the_exact_mask_shape_and_a_mistake_seen_in_2d_are_both_named(func, other):
+    assert diagnosis_of(reference.KIND_ATTENTION, func) == (other, "mask-shape-exact")
 
 
 @pytest.mark.parametrize(
