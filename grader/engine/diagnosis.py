@@ -10,7 +10,7 @@ where that implementation differs from the reference. Other codes are rule-based
 the reference's), ``hardcoded-scale`` (one constant scale at several head sizes),
 ``rounded-output`` (every value a multiple of 10^-d), ``unstable-softmax`` when large scores
 raise ``OverflowError``, ``softmax-wrong-axis`` when the outputs are the softmax along another
-axis, and the batch codes.
+axis, the batch codes, and ``mask-shape-exact`` (batch axes work, a mask that broadcasts fails).
 
 Batch axes. Every diagnostic input of a kind with ``batch_copies`` (attention, multi-head
 attention) is also sent with one and with two leading batch axes (element 0 of the batch is the
@@ -30,7 +30,7 @@ import itertools
 import math
 import re
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -72,6 +72,8 @@ BATCH_NP_DOT = "batch-np-dot"
 BATCH_FIXED_NDIM = "batch-fixed-ndim"
 BATCH_UNSUPPORTED = "batch-unsupported"
 BATCH_CODES = (BATCH_TRANSPOSE, BATCH_NP_DOT, BATCH_FIXED_NDIM, BATCH_UNSUPPORTED)
+# Batch axes work, and so does a mask, but not a mask that must broadcast over the batch.
+MASK_SHAPE_EXACT = "mask-shape-exact"
 
 # What an exception says when code assumed a number of dimensions (numpy 1.x and 2.x wording).
 _FIXED_NDIM_ERRORS = (
@@ -500,7 +502,8 @@ def _batch_codes(
     codes: set[str],
 ) -> set[str]:
     """At most one batch code: the function works for some numbers of dimensions and not for
-    others, with the cause where a wrong implementation, an exception or a shape shows it.
+    others, with the cause where a wrong implementation, an exception or a shape shows it
+    (or ``mask-shape-exact``, when batch axes work and only a mask that broadcasts fails).
     Batched outputs that merely disagree with the 2-D ones count only where the 2-D output is
     right: a function wrong in 2-D is not said to have a batch mistake for that alone."""
     texts: list[str] = []
@@ -520,12 +523,15 @@ def _batch_codes(
             # Only a recognised cause: a softmax that raises on some shapes for another reason
             # (a sum without keepdims that cannot broadcast) is named by what it computes.
             texts = [t for t in texts if _text_cause(t) == BATCH_FIXED_NDIM]
-            failed = bool(texts)
+            fixed_ndim = _right_up_to_a_rank(kind, probes, outcomes, plain)
+            failed = bool(texts) or fixed_ndim
     else:
         groups: dict[int, list[int]] = {}
         for j, probe in enumerate(probes):
             if probe.base is not None:
                 groups.setdefault(probe.base, [probe.base]).append(j)
+        if _only_the_broadcast_mask_fails(kind, probes, outcomes, groups.values(), codes):
+            return {MASK_SHAPE_EXACT}
         for group in groups.values():
             if not any(isinstance(outcomes[j], np.ndarray) for j in group):
                 continue  # raises whatever the dimensions: not a batch problem
@@ -584,6 +590,63 @@ def _batch_codes(
         if code in causes:
             return {code}
     return {BATCH_UNSUPPORTED}
+
+
+def _right_up_to_a_rank(
+    kind: Kind, probes: Sequence[DiagnosticProbe], outcomes: Sequence[Outcome], plain: list[int]
+) -> bool:
+    """Right on every plain input up to some number of dimensions and raising on every one
+    above it, whatever the exception says: a max or sum shaped for a matrix (by np.tile, .T
+    or a missing keepdims) that cannot broadcast in 3-D is code for vectors and matrices."""
+    right, raised = set(), set()
+    for i in plain:
+        ndim = np.ndim(probes[i].call.args[0])
+        if outcomes[i] is RAISED:
+            raised.add(ndim)
+        elif outcomes[i] is not None:
+            ref = _outcome(kind.reference, probes[i])
+            if not _same(outcomes[i], ref, MATCH_RTOL, MATCH_ATOL):
+                return False
+            right.add(ndim)
+    return bool(right and raised) and max(right) < min(raised)
+
+
+def _only_the_broadcast_mask_fails(
+    kind: Kind,
+    probes: Sequence[DiagnosticProbe],
+    outcomes: Sequence[Outcome],
+    groups: Iterable[list[int]],
+    codes: set[str],
+) -> bool:
+    """Every unmasked input gives, with batch axes, what it gives in 2-D, and unrelated batch
+    elements stay apart (the reference's output or a named mistake's: a batch folded into the
+    sequence axis fails the mask too), while every masked input (its mask kept 2-D) returns in
+    2-D and raises with batch axes: the mask must have the scores' shape (``scores[~mask]``)."""
+    named = [i.func for i in kind.wrong_implementations if i.code in codes and BATCH not in i.tags]
+    unrelated = [i for i, p in enumerate(probes) if p.form and p.base is None]
+    for i in unrelated:
+        out = outcomes[i]
+        if not isinstance(out, np.ndarray) or not any(
+            _same(out, _outcome(f, probes[i]), MATCH_RTOL, MATCH_ATOL)
+            for f in (kind.reference, *named)
+        ):
+            return False
+    masked = unmasked = 0
+    for group in groups:
+        base = outcomes[group[0]]
+        if not isinstance(base, np.ndarray):
+            return False
+        if MASK in probes[group[0]].tags:
+            masked += 1
+            if any(outcomes[j] is not RAISED for j in group[1:]):
+                return False
+            continue
+        unmasked += 1
+        for j in group[1:]:
+            out = _batch_element_0(outcomes[j], probes[j].form)  # as it is if not batch-shaped
+            if not isinstance(out, np.ndarray) or not _same(out, base, MATCH_RTOL, MATCH_ATOL):
+                return False
+    return bool(masked and unmasked and unrelated)
 
 
 def _effective_scale(q: np.ndarray, k: np.ndarray, w: np.ndarray) -> float | None:

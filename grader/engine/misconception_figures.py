@@ -301,6 +301,26 @@ def _mask_wrong_fill() -> Figure:
     )
 
 
+def _mask_shape_exact() -> Figure:
+    scores = np.zeros((2, 3, 4))
+    mask = np.ones((3, 4), dtype=bool)
+    try:
+        scores[~mask] = -np.inf
+        indexed = str(scores.shape)
+    except IndexError as e:
+        indexed = type(e).__name__  # a boolean index must have the indexed array's shape
+    return Figure(
+        "Scores of shape (2, 3, 4) = (batch, n, m) and one mask of shape (3, 4) for both.",
+        (
+            ("scores[~mask] = -inf", indexed),
+            (
+                "np.where(mask, scores, -inf) (right)",
+                str(np.where(mask, scores, -np.inf).shape),
+            ),
+        ),
+    )
+
+
 def _wrong_head_split() -> Figure:
     d_model, heads = 8, 2
     cols = np.arange(d_model)
@@ -436,6 +456,7 @@ _BUILDERS = {
     "mask-ignored": _mask_ignored,
     "mask-inverted": _mask_inverted,
     "mask-wrong-fill": _mask_wrong_fill,
+    "mask-shape-exact": _mask_shape_exact,
     "wrong-head-split": _wrong_head_split,
     "weights-transposed": _weights_transposed,
     "missing-projections": _missing_projections,

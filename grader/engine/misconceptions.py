@@ -143,6 +143,15 @@ _ALL: tuple[Misconception, ...] = (
         "`scores = np.where(mask, scores, -np.inf)`.",
     ),
     Misconception(
+        "mask-shape-exact",
+        "The mask only works with exactly the scores' shape",
+        "Your function handles batch axes and handles a mask, but not a mask that broadcasts: "
+        "indexing the scores with it (`scores[~mask] = -np.inf`, `np.putmask`) needs the mask "
+        "to have exactly the scores' shape. The contract allows any mask that broadcasts to "
+        "them, such as one (n, m) mask shared by every batch element (and every head). Write "
+        "`scores = np.where(mask, scores, -np.inf)`, which broadcasts the mask for you.",
+    ),
+    Misconception(
         "wrong-head-split",
         "Multi-head: the heads take the wrong columns",
         "Head h must use the contiguous columns h·d_head … (h+1)·d_head - 1 of X·W: reshape to "
@@ -210,10 +219,12 @@ _ALL: tuple[Misconception, ...] = (
         "batch-fixed-ndim",
         "Batch axes: the code assumes a fixed number of dimensions",
         "The contract allows any number of leading batch axes, none included, but your function "
-        "only works for one number of dimensions: unpacking `n, d = Q.shape`, `transpose(0, 2, "
-        "1)`, a positive axis such as `axis=1`, or a reshape with a hand-written batch or head "
-        "axis. Count from the end instead: `d_k = Q.shape[-1]`, `np.swapaxes(K, -1, -2)`, "
-        "`axis=-1`, `*batch, n, d = X.shape`.",
+        "only works for the numbers of dimensions it was written for: unpacking "
+        "`n, d = Q.shape`, `transpose(0, 2, 1)`, a positive axis such as `axis=1`, a reshape "
+        "with a hand-written batch or head axis, or a max or sum without `keepdims=True` made "
+        "to fit a matrix (`np.tile`, `.T`). Count from the end instead: `d_k = Q.shape[-1]`, "
+        "`np.swapaxes(K, -1, -2)`, `axis=-1`, `*batch, n, d = X.shape`, and keep the reduced "
+        "axis with `keepdims=True`.",
     ),
     Misconception(
         "batch-unsupported",

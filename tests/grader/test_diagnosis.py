@@ -592,3 +592,130 @@ def test_a_function_right_in_2d_and_wrong_with_batch_axes_still_gets_it():
     assert diagnosis_of(reference.KIND_ATTENTION, attention_flattens_the_batch) == (
         "batch-unsupported",
     )
+
+
+# --- A softmax written for matrices, and a mask that must have the scores' exact shape ---
+
+
+class TracebackExecutor(CallableExecutor):
+    """Errors carry a student's failing line, as the sandbox's tracebacks do."""
+
+    def __init__(self, func, line):
+        super().__init__(func)
+        self.line = line
+
+    def _one(self, call):
+        result = super()._one(call)
+        if result.error is None:
+            return result
+        frame = f'Traceback (most recent call last):\n  File "submission.py", line 9\n{self.line}\n'
+        return CallResult(error=frame + result.error)
+
+
+def traced_diagnosis(kind, func, line):
+    verdict = grade(
+        spec=builtin_spec(kind), code="", seed=0, executor=TracebackExecutor(func, line)
+    )
+    assert verdict.status == VerdictStatus.FAILED, verdict.to_dict()
+    return verdict.diagnosis
+
+
+def softmax_tiled_rows_any_axis(x, axis=-1):
+    # Always the rows, whatever axis says: wrong in 2-D already, with axis=0.
+    if x.ndim == 1:
+        e = np.exp(x - np.max(x))
+        return e / np.sum(e)
+    e = np.exp(x - np.tile(np.max(x, axis=1), (x.shape[1], 1)).T)
+    return e / np.tile(np.sum(e, axis=1), (x.shape[1], 1)).T
+
+
+@pytest.mark.parametrize(
+    "name,line",
+    [
+        ("softmax_tiled_rows", "    e = np.exp(x - np.tile(np.max(x, axis=1), (x.shape[1], 1)).T)"),
+        ("softmax_columns_broadcast", "    x -= np.max(x, axis=axis)"),
+    ],
+)
+def test_a_softmax_right_in_1d_and_2d_that_cannot_broadcast_in_3d_is_fixed_rank(name, line):
+    # The broadcast error names no cause, and the line's `.T` is not a batch transpose here.
+    func = next(i.func for i in WRONG_IMPLEMENTATIONS if i.name == name)
+    assert traced_diagnosis(reference.KIND_SOFTMAX, func, line) == ("batch-fixed-ndim",)
+
+
+def test_a_softmax_wrong_in_2d_is_named_for_that_and_not_for_its_3d_error():
+    assert diagnosis_of(reference.KIND_SOFTMAX, softmax_tiled_rows_any_axis) == (
+        "softmax-wrong-axis",
+    )
+
+
+def attention_mask_index_inverted(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores[mask] = -np.inf  # the exact shape, and the blocked keys taken for the allowed
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_mask_index_no_scale(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2)  # no scale either: wrong on every input, batched or not
+    if mask is not None:
+        scores[~mask] = -1e9
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
+def attention_flattens_the_batch_masked(Q, K, V, mask=None):
+    # The batch folded into the sequence axis: the mask (n, m) cannot cover (b·n, b·m) scores.
+    d_k = Q.shape[-1]
+    q, k, v = Q.reshape(-1, d_k), K.reshape(-1, d_k), V.reshape(-1, V.shape[-1])
+    scores = q @ k.T / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return ((w / w.sum(axis=-1, keepdims=True)) @ v).reshape(*Q.shape[:-1], V.shape[-1])
+
+
+def mha_flattens_the_batch(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    d_model = X.shape[-1]
+    d_head = d_model // n_heads
+    x = X.reshape(-1, d_model)  # every sequence of the batch run as one long sequence
+    q, k, v = (np.swapaxes((x @ w).reshape(-1, n_heads, d_head), 0, 1) for w in (W_q, W_k, W_v))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    out = np.swapaxes((w / w.sum(axis=-1, keepdims=True)) @ v, 0, 1).reshape(-1, d_model)
+    return (out @ W_o).reshape(X.shape)
+
+
+def test_a_mask_used_as_a_boolean_index_is_named_for_the_mask_not_the_batch():
+    impl = next(i for i in WRONG_IMPLEMENTATIONS if i.name == "attention_mask_exact_shape")
+    line = "        scores[~mask] = -np.inf"
+    assert traced_diagnosis(reference.KIND_ATTENTION, impl.func, line) == ("mask-shape-exact",)
+    assert not MISCONCEPTIONS["mask-shape-exact"].title.startswith("Batch")
+
+
+@pytest.mark.parametrize(
+    "func,other",
+    [
+        (attention_mask_index_inverted, "mask-inverted"),
+        (attention_mask_index_no_scale, "missing-scale"),
+    ],
+    ids=lambda x: getattr(x, "__name__", x),
+)
+def test_the_exact_mask_shape_and_a_mistake_seen_in_2d_are_both_named(func, other):
+    assert diagnosis_of(reference.KIND_ATTENTION, func) == (other, "mask-shape-exact")
+
+
+@pytest.mark.parametrize(
+    "kind,func",
+    [
+        (reference.KIND_ATTENTION, attention_flattens_the_batch_masked),
+        (reference.KIND_MULTI_HEAD, mha_flattens_the_batch),
+    ],
+    ids=lambda x: getattr(x, "__name__", x),
+)
+def test_a_batch_folded_into_the_sequence_is_not_taken_for_an_exact_mask(kind, func):
+    # Batched copies of one input hide the folding (their tokens repeat); the mask raises
+    # only as a consequence. Unrelated batch elements show the batch mistake.
+    assert diagnosis_of(kind, func) == ("batch-unsupported",)

@@ -27,6 +27,7 @@ from grader.engine.kinds.attention_mistakes import (
     attention_divide_by_8,
     attention_divide_by_16,
     attention_global_max,
+    attention_mask_exact_shape,
     attention_mask_ignored,
     attention_mask_inverted,
     attention_mask_nan_fill,
@@ -144,6 +145,8 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     # Right in 2-D only, but the mistake (and its fix, axis=-1) is the axis, not the batch.
     _wrong("softmax-wrong-axis", attention_softmax_axis_1, _BATCH),
     _wrong("batch-fixed-ndim", attention_d_k_from_shape_1, _BATCH),
+    # Right with batch axes and with a mask of the scores' shape; a broadcast mask raises.
+    _wrong("mask-shape-exact", attention_mask_exact_shape, _BATCH),
 )
 
 

@@ -261,6 +261,15 @@ def attention_softmax_axis_1(Q, K, V, mask=None):
     return (w / w.sum(axis=1, keepdims=True)) @ V
 
 
+def attention_mask_exact_shape(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores[~mask] = -np.inf  # a boolean index: the mask must have the scores' exact shape
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+
+
 # --- two mistakes at once ----------------------------------------------------------------------
 # One function with every single mistake above as a keyword option, so the diagnosis can try
 # every pair (WrongImplementation.variant says which option each function above is).

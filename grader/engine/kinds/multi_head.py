@@ -43,6 +43,7 @@ from grader.engine.kinds.multi_head_mistakes import (
     mha_interleaved_heads,
     mha_mask_ignored,
     mha_mask_inverted,
+    mha_mask_tiled_for_heads,
     mha_missing_output_projection,
     mha_missing_scale,
     mha_naive_softmax,
@@ -152,6 +153,8 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     _wrong("wrong-head-split", mha_strided_heads),
     _wrong("rounded-output", mha_rounded),
     _wrong("batch-fixed-ndim", mha_three_dims_only, _BATCH),
+    # Right with batch axes and in 2-D with a mask; a mask broadcast over the batch raises.
+    _wrong("mask-shape-exact", mha_mask_tiled_for_heads, _BATCH),
 )
 
 
@@ -177,7 +180,15 @@ def diagnostic_probes(rng: np.random.Generator) -> list[DiagnosticProbe]:
         probe(_weights_call(rng, n_heads, d_head, n), WEIGHTS)
         for n_heads, d_head, n in ((2, 9, 5), (2, 36, 5), (1, 100, 5))
     ]
-    return probes + batched(probes, 1)
+    probes += batched(probes, 1)
+    # Three unrelated sequences: code that folds the batch into the sequence axis mixes them
+    # here, where the copies above (whose tokens repeat across the batch) hide it.
+    probes.append(
+        DiagnosticProbe(
+            mha_call(unit(rng, (3, 5, 16)), mha_weights(rng, 16), 4), frozenset({BATCH}), form=1
+        )
+    )
+    return probes
 
 
 def _weights_call(rng: np.random.Generator, n_heads: int, d_head: int, n: int) -> Call:

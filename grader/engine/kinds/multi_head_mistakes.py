@@ -429,6 +429,23 @@ def mha_three_dims_only(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
     return heads.transpose(0, 2, 1, 3).reshape(b, n, d_model) @ W_o
 
 
+def mha_mask_tiled_for_heads(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    *lead, n, d_model = X.shape
+    d_head = d_model // n_heads
+
+    def split(t):
+        return np.swapaxes(t.reshape(*lead, n, n_heads, d_head), -2, -3)
+
+    q, k, v = split(X @ W_q), split(X @ W_k), split(X @ W_v)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
+    if mask is not None:
+        # One copy of the mask per head: the (n_heads, n, n) scores of one sequence only.
+        scores[np.tile(~mask, (n_heads, 1, 1))] = -np.inf
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    heads = (w / w.sum(axis=-1, keepdims=True)) @ v
+    return np.swapaxes(heads, -2, -3).reshape(*lead, n, d_model) @ W_o
+
+
 # --- two mistakes at once ----------------------------------------------------------------------
 # proj="transposed": X @ W.T for all four matrices (nn.Linear's layout); "transposed_qkv": for
 # W_q, W_k, W_v only.

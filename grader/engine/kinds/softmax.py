@@ -27,6 +27,7 @@ from grader.engine.kinds.base import (
     probe,
 )
 from grader.engine.kinds.softmax_mistakes import (
+    softmax_columns_broadcast,
     softmax_fixed_axis_1,
     softmax_flattened,
     softmax_global_max,
@@ -36,6 +37,7 @@ from grader.engine.kinds.softmax_mistakes import (
     softmax_naive,
     softmax_rounded,
     softmax_shifts_in_place,
+    softmax_tiled_rows,
     softmax_two_dims_only,
     softmax_unnormalized,
     softmax_whole_array,
@@ -86,6 +88,9 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     _wrong("unstable-softmax", softmax_math_exp, _LARGE),
     _wrong("rounded-output", softmax_rounded),
     _wrong("batch-fixed-ndim", softmax_two_dims_only, _BATCH),
+    # Right in 1-D and 2-D; in 3-D a max or sum shaped for a matrix cannot broadcast.
+    _wrong("batch-fixed-ndim", softmax_tiled_rows, _BATCH),
+    _wrong("batch-fixed-ndim", softmax_columns_broadcast, _BATCH),
 )
 
 

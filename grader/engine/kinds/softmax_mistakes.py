@@ -75,3 +75,27 @@ def softmax_two_dims_only(x, axis=-1):
     rows, cols = x.shape  # a matrix only
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return (e / np.sum(e, axis=axis, keepdims=True)).reshape(rows, cols)
+
+
+def softmax_tiled_rows(x, axis=-1):
+    if x.ndim == 1:
+        e = np.exp(x - np.max(x))
+        return e / np.sum(e)
+    columns = axis in (0, -2)
+    if columns:
+        x = x.T
+    # Each row's max and sum repeated across its columns: the shape of a matrix only.
+    e = np.exp(x - np.tile(np.max(x, axis=1), (x.shape[1], 1)).T)
+    out = e / np.tile(np.sum(e, axis=1), (x.shape[1], 1)).T
+    return out.T if columns else out
+
+
+def softmax_columns_broadcast(x, axis=-1):
+    x = np.array(x, dtype=float)
+    flip = x.ndim > 1 and axis in (-1, x.ndim - 1)
+    if flip:
+        x, axis = x.T, 0  # a max without keepdims broadcasts down the columns of a matrix
+    x -= np.max(x, axis=axis)  # and cannot broadcast along a middle axis of 3-D input
+    e = np.exp(x)
+    e /= np.sum(e, axis=axis)
+    return e.T if flip else e
