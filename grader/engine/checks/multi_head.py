@@ -62,7 +62,7 @@ class HeadWidth(Check):
     name = "mha-head-width"
     label_template = "d_model = {d_model} with {n_heads} heads: the head width goes under the root"
     description = (
-        "A wide model: each head must divide its scores by √d_head (√64 here), not by √d_model."
+        "A wide model: each head must divide its scores by √d_head (√64 by default), not √d_model."
     )
     kinds = MULTI_HEAD
     params = (
