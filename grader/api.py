@@ -29,7 +29,11 @@ from common.fields import LongTextField
 from common.schema import TEXT_PATTERN
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
-from grader.selectors.exercises import exercise_get_published
+from grader.selectors.exercises import (
+    exercise_get_published,
+    exercise_limits,
+    exercise_limits_text,
+)
 from grader.selectors.grades import GRADES_COLUMNS, grades_csv
 from grader.selectors.submissions import (
     submission_checks_visible,
@@ -51,11 +55,21 @@ from grader.services.submitting import (
 MSG_THROTTLED = MSG_SUBMIT_THROTTLED
 
 
+class ExerciseLimitsSerializer(serializers.Serializer):
+    """The limits a run of a submission gets, as the sandbox enforces them."""
+
+    cpu_seconds = serializers.FloatField(help_text="CPU time of one run, in seconds.")
+    wall_seconds = serializers.FloatField(help_text="Wall-clock time of one run, in seconds.")
+    memory_mb = serializers.IntegerField(help_text="Memory the code may add, in MB.")
+    text = serializers.CharField(help_text="The limits as the exercise page states them.")
+
+
 class ExerciseSerializer(serializers.ModelSerializer):
     """What a student may know of an exercise: never the reference solution or the checks."""
 
     url = serializers.SerializerMethodField(help_text="This exercise in the API.")
     page_url = serializers.SerializerMethodField(help_text="The exercise page in a browser.")
+    limits = serializers.SerializerMethodField(help_text="The limits of a run.")
 
     class Meta:
         model = Exercise
@@ -68,6 +82,7 @@ class ExerciseSerializer(serializers.ModelSerializer):
             "entry_point",
             "statement",
             "starter_code",
+            "limits",
             "deadline",
         )
         read_only_fields = fields
@@ -77,6 +92,16 @@ class ExerciseSerializer(serializers.ModelSerializer):
 
     def get_page_url(self, obj: Exercise) -> str:
         return obj.get_absolute_url()
+
+    @extend_schema_field(ExerciseLimitsSerializer)
+    def get_limits(self, obj: Exercise) -> dict[str, Any]:
+        limits = exercise_limits(exercise=obj)
+        return {
+            "cpu_seconds": limits.cpu_seconds,
+            "wall_seconds": limits.wall_seconds,
+            "memory_mb": limits.memory_mb,
+            "text": exercise_limits_text(exercise=obj),
+        }
 
 
 class ExerciseViewSet(viewsets.ReadOnlyModelViewSet):

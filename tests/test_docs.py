@@ -71,3 +71,30 @@ def test_every_performance_command_names_something_that_exists() -> None:
         assert re.search(rf"^{target}:", makefile, flags=re.MULTILINE), f"no make {target}"
     for module in modules:
         assert (ROOT / "bench" / f"{module}.py").exists(), f"no bench/{module}.py"
+
+
+_CHECK_ROW = re.compile(r"^\| `([a-z0-9-]+)` \| [^|]+ \| (.+) \|$", re.MULTILINE)
+
+
+def test_the_checks_table_states_each_checks_real_defaults() -> None:
+    import json
+
+    from grader.engine.checks import CHECKS
+
+    table = (ROOT / "grader" / "README.md").read_text().split("## Checks", 1)[1]
+    rows = dict(_CHECK_ROW.findall(table))
+    assert set(rows) == set(CHECKS)
+    for name, cell in rows.items():
+        defaults = {p.name: p.default for p in CHECKS[name].params}
+        stated = cell.strip("`")
+        for item in re.findall(r"(\w+)(?:=(\[(?:[^\[\]]|\[[^\[\]]*\])*\]|[^,\s]+))?", stated):
+            key, value = item
+            if key == "none":
+                assert not defaults, name
+                continue
+            assert key in defaults, (name, key)
+            if value:
+                stated_value, default = json.loads(value), defaults[key]
+                if isinstance(default, float):
+                    stated_value = pytest.approx(stated_value)
+                assert default == stated_value, (name, key, value)

@@ -61,6 +61,17 @@ class CheckSpec:
     label: str = ""
     visibility: str = VISIBILITY_SHOWN
 
+    def label_shown(self) -> str:
+        """The instructor's label, or the check's own from these parameters (the one a
+        verdict shows); the name when the check or its parameters are unknown."""
+        if self.label:
+            return self.label
+        try:
+            check = check_library.check_get(self.name)
+            return check.label_for(check.clean_params(self.params))
+        except (check_library.UnknownCheck, check_library.ParamsError):
+            return self.name
+
 
 @dataclass(frozen=True)
 class ExerciseSpec:
@@ -286,7 +297,9 @@ def _plan(spec: ExerciseSpec, seed: int) -> tuple[list[_Planned], list[Call], li
             raise ValueError(f"check {cs.name!r} cannot judge a {spec.kind!r} exercise")
         params = check.clean_params(cs.params)
         probes = check.prepare(params, check_rng(seed, index, cs.name), spec.kind)
-        planned.append(_Planned(cs, cs.label or check.label, params, probes, len(calls)))
+        planned.append(
+            _Planned(cs, cs.label or check.label_for(params), params, probes, len(calls))
+        )
         calls.extend(p.call for p in probes)
     diag = list(fixed_probes(spec.kind)) if spec.diagnose else []
     calls.extend(p.call for p in diag)

@@ -31,10 +31,16 @@ VALUES = (
     "{diff:.3g} (allowed: {atol:g} + {rtol:g} * |expected|)."
 )
 
-# Worked example (seed 002: public, so its numbers may be shown).
-WORKED_EXAMPLE = (
-    "On the worked example (3 tokens, d_k = 4), the output must be {expected} to within {atol:g}; "
-    "yours is {got}."
+# Worked example (seed 002: public, so its numbers may be shown). Its sizes come from the
+# example's arrays, so the label and every message name the input that was really used.
+WORKED_EXAMPLE_WHAT = "the worked example ({n} tokens, d_k = {d_k})"
+WORKED_EXAMPLE = "On {what}, the output must be {expected} to within {atol:g}; yours is {got}."
+
+# Stability: one probe per large magnitude (float64), and, with `float32`, one float32 probe of
+# scores of magnitude about FLOAT32_SCORE_SIZE. The label names both, as the messages do.
+STABILITY_LABEL = "Large scores (magnitude about {magnitudes})"
+STABILITY_LABEL_FLOAT32 = (
+    "Large scores (magnitude about {magnitudes}) and float32 inputs (magnitude about {size32:g})"
 )
 
 # Saturation: the message reports the student's and the reference's numbers.

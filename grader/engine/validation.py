@@ -84,7 +84,7 @@ def validate_spec(
     return ValidationReport(
         slug=spec.slug,
         check_names=tuple(c.name for c in spec.checks),
-        check_labels=tuple(c.label or c.name for c in spec.checks),
+        check_labels=tuple(c.label_shown() for c in spec.checks),
         reference=reference,
         rows=tuple(rows),
     )

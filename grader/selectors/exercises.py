@@ -13,6 +13,7 @@ from common.rendering import render_markdown
 from grader.engine import limits as grading_limits
 from grader.engine.executors.base import Limits
 from grader.engine.grading import CheckSpec, ExerciseSpec
+from grader.engine.sandbox import messages as sandbox_messages
 from grader.models import Exercise, ExerciseValidation, Submission
 
 if TYPE_CHECKING:
@@ -41,6 +42,17 @@ def exercise_limits(*, exercise: Exercise) -> Limits:
             cpu_seconds=exercise.time_limit_seconds,
             memory_mb=exercise.memory_limit_mb,
         )
+    )
+
+
+def exercise_limits_text(*, exercise: Exercise) -> str:
+    """The limits as the page and the API state them: the values the sandbox enforces, in the
+    words of its messages ("5 s of CPU time (10 s of wall-clock time), 512 MB of memory")."""
+    limits = exercise_limits(exercise=exercise)
+    return sandbox_messages.LIMITS_TEXT.format(
+        cpu=sandbox_messages.CPU_TIME.format(seconds=limits.cpu_seconds),
+        wall=sandbox_messages.WALL_TIME.format(seconds=limits.wall_seconds),
+        memory=sandbox_messages.MEMORY.format(mb=limits.memory_mb),
     )
 
 

@@ -10,6 +10,7 @@ from grader.engine.misconceptions import QUESTION_PATH
 from grader.selectors.exercises import (
     PROGRESS_LABELS,
     exercise_get_published,
+    exercise_limits_text,
     exercise_list_with_progress,
     exercise_progress,
     exercise_statement_parts,
@@ -65,6 +66,7 @@ def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "exercise": exercise,
         "statement": exercise_statement_parts(exercise=exercise),
+        "limits_text": exercise_limits_text(exercise=exercise),
         "question_url": _question_url(exercise.question_slug),
         "question_title": _question_title(exercise.question_slug),
         "editor_code": exercise.starter_code,

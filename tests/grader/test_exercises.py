@@ -1,11 +1,16 @@
 """grader.services.exercises and grader.selectors.exercises: the seeded exercise rows, the
 spec a grade reads from them, and validating an exercise's checks."""
 
+import re
+
 import pytest
+from django.test import Client
+from rest_framework.test import APIClient
 
 from grader.engine.exercise_content import EXERCISES
+from grader.engine.sandbox import messages as M
 from grader.models import Exercise
-from grader.selectors.exercises import exercise_spec_get
+from grader.selectors.exercises import exercise_limits, exercise_limits_text, exercise_spec_get
 from grader.services.exercises import exercise_validate
 from tests.grader.fakes import SourceLookupExecutor
 
@@ -58,3 +63,44 @@ def test_validate_flags_a_misconception_no_check_catches():
     assert "missing-scale" in report.uncaught
     assert "mutates-input" not in report.uncaught
     assert not report.ok
+
+
+@pytest.mark.parametrize(
+    "cpu,memory,text",
+    [
+        (5.0, 512, "5 s of CPU time (10 s of wall-clock time), 512 MB of memory"),
+        (2.5, 256, "2.5 s of CPU time (5 s of wall-clock time), 256 MB of memory"),
+        # Clamped: 20 s of CPU at most, and the wall clock's 30 s cap under twice that.
+        (1000, 1, "20 s of CPU time (30 s of wall-clock time), 64 MB of memory"),
+    ],
+)
+def test_the_limits_are_stated_from_the_limits_the_sandbox_gets(cpu, memory, text):
+    exercise = Exercise.objects.get(slug="stable-softmax")
+    exercise.time_limit_seconds, exercise.memory_limit_mb = cpu, memory
+    exercise.save()
+    limits = exercise_limits(exercise=exercise)
+    assert exercise_spec_get(exercise=exercise).limits == limits
+    assert exercise_limits_text(exercise=exercise) == text
+    # The timeout messages name the same values in the same words.
+    cpu_text = M.CPU_TIME.format(seconds=limits.cpu_seconds)
+    wall_text = M.WALL_TIME.format(seconds=limits.wall_seconds)
+    assert cpu_text in text and cpu_text in M.MSG_CPU_LIMIT.format(seconds=limits.cpu_seconds)
+    assert wall_text in text and wall_text in M.MSG_WALL_LIMIT.format(seconds=limits.wall_seconds)
+
+    page = Client().get(exercise.get_absolute_url()).content.decode()
+    assert f"Limits: {text}." in page
+    api = APIClient().get(f"/api/exercises/{exercise.slug}/").json()["limits"]
+    assert api == {
+        "cpu_seconds": limits.cpu_seconds,
+        "wall_seconds": limits.wall_seconds,
+        "memory_mb": limits.memory_mb,
+        "text": text,
+    }
+
+
+@pytest.mark.parametrize("slug", list(SIGNATURES))
+def test_no_statement_types_a_limit_into_its_text(slug):
+    # The page states the limits from the exercise's values; a number in the statement would
+    # go stale the day an instructor changes them.
+    statement = Exercise.objects.get(slug=slug).statement
+    assert not re.search(r"\d\s*(s|seconds?|MB)\b|CPU time|wall.clock", statement), statement

@@ -4,6 +4,7 @@ frames in a real memfd result area."""
 from __future__ import annotations
 
 import os
+import signal
 import struct
 from collections.abc import Iterator
 
@@ -12,6 +13,7 @@ import pytest
 
 from grader.engine.executors.base import Call, CallResult, Limits, RunStatus
 from grader.engine.sandbox import codec
+from grader.engine.sandbox import messages as M
 from grader.engine.sandbox.inside import protocol as p
 
 
@@ -98,3 +100,12 @@ def test_frames_that_end_a_run_map_to_their_status(frame: bytes, status: RunStat
     state.begun = True
     assert codec.frame_take(state, frame, b"")
     assert codec.run_result(state, None, Limits()).status == status
+
+
+@pytest.mark.parametrize("sig,cpu", [(signal.SIGXCPU, 0.3), (signal.SIGKILL, 2.0)])
+def test_a_cpu_limit_is_stated_as_the_exercise_states_it(sig: int, cpu: float) -> None:
+    # The rlimit rounds 1.5 s up to 2 s; the message says the limit the student was shown.
+    lim = Limits(cpu_seconds=1.5, wall_seconds=3.0)
+    status, message = codec.exit_status({"signal": int(sig), "cpu": cpu}, lim)
+    assert status == RunStatus.CPU_LIMIT
+    assert message == M.MSG_CPU_LIMIT.format(seconds=1.5)

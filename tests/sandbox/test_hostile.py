@@ -14,7 +14,6 @@ Every run goes through the fenced sandbox (see conftest.py and fence.py): never 
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,7 +165,7 @@ def _check_message(case: Case, result: RunResult) -> None:
     lim = case.limits
     expected = {
         RunStatus.OK: "",
-        RunStatus.CPU_LIMIT: M.MSG_CPU_LIMIT.format(seconds=math.ceil(lim.cpu_seconds)),
+        RunStatus.CPU_LIMIT: M.MSG_CPU_LIMIT.format(seconds=lim.cpu_seconds),
         RunStatus.WALL_LIMIT: M.MSG_WALL_LIMIT.format(seconds=lim.wall_seconds),
         RunStatus.MEMORY_LIMIT: M.MSG_MEMORY_LIMIT.format(mb=lim.memory_mb),
         RunStatus.OUTPUT_LIMIT: M.MSG_OUTPUT_LIMIT.format(kib=1024),

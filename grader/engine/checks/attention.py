@@ -57,14 +57,15 @@ def _first_problem(
 
 class WorkedExample(Check):
     name = "worked-example"
-    label = "The worked example (3 tokens, d_k = 4)"
+    WHAT = messages.WORKED_EXAMPLE_WHAT.format(n=WORKED_Q.shape[0], d_k=WORKED_Q.shape[1])
+    label_template = WHAT[0].upper() + WHAT[1:]
     description = "The hand-worked example of the question page, exact to `atol`."
     kinds = ATTENTION
     params = (Param("atol", float, 1e-3, "Absolute tolerance.", 0.0, 0.1),)
 
     def prepare(self, params: Mapping[str, Any], rng: np.random.Generator, kind: str) -> list:
         call = attention_call(WORKED_Q.copy(), WORKED_K.copy(), WORKED_V.copy())
-        return [Probe(call, "the worked example (3 tokens, d_k = 4)")]
+        return [Probe(call, self.WHAT)]
 
     def judge(self, params, probes, results, kind) -> Outcome:
         probe, result = probes[0], results[0]
@@ -74,6 +75,7 @@ class WorkedExample(Check):
             problem = shape_problem(probe, out, WORKED_OUTPUT.shape) or finite_problem(probe, out)
             if problem is None and not np.allclose(out, WORKED_OUTPUT, rtol=0, atol=params["atol"]):
                 problem = messages.WORKED_EXAMPLE.format(
+                    what=probe.what,
                     expected=np.round(WORKED_OUTPUT, 3).tolist(),
                     got=np.round(out.astype(np.float64), 3).tolist(),
                     atol=params["atol"],
@@ -83,7 +85,7 @@ class WorkedExample(Check):
 
 class Shapes(Check):
     name = "shapes"
-    label = "Shapes, batch dimensions and broadcasting"
+    label_template = "Shapes, batch dimensions and broadcasting"
     description = (
         "n ≠ m, d_v ≠ d_k, a single query, 2-D and 4-D inputs, broadcasting of batch dimensions "
         "and of the mask. The output shape must be exact and the values right."
@@ -128,7 +130,7 @@ class Shapes(Check):
 
 class Scale(Check):
     name = "scale"
-    label = "Scores divided by √d_k at every head size"
+    label_template = "Scores divided by √d_k at every head size"
     description = (
         "Random unit-variance Q, K, V at each d_k in `d_ks`, compared with the reference "
         "within rtol/atol. A function with no scale, or a constant right for one d_k only, fails."
@@ -188,7 +190,7 @@ def weight_stats(weights: np.ndarray) -> tuple[float, float]:
 
 class Saturation(Check):
     name = "saturation"
-    label = "No saturation at d_k = 512"
+    label_template = "No saturation at d_k = {d_k}"
     description = (
         "At a large d_k, the attention weights (recovered by calling with V = identity) keep the "
         "reference's spread: mean top weight and mean row entropy within tolerance. An unscaled "
@@ -240,7 +242,7 @@ class Saturation(Check):
 
 class Mask(Check):
     name = "mask"
-    label = "Masked keys get zero weight"
+    label_template = "Masked keys get zero weight"
     description = (
         "A boolean mask (True = may attend): masked keys get zero weight (recovered with "
         "V = identity, within `leak_atol`), and the outputs match the reference, including a "

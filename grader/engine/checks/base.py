@@ -106,10 +106,25 @@ class Check:
     """A named, parameterised check. Subclasses set the class attributes and two methods."""
 
     name: ClassVar[str]
-    label: ClassVar[str]
+    # What a student sees unless the instructor wrote a label: a str.format template over the
+    # parameters, so the label names the sizes the check really ran with (see label_for).
+    label_template: ClassVar[str] = ""
     description: ClassVar[str]  # for instructors, in the admin
     kinds: ClassVar[frozenset[str]]
     params: ClassVar[tuple[Param, ...]] = ()
+
+    @property
+    def label(self) -> str:
+        """The label with the default parameters (the admin's list of checks)."""
+        return self.label_for(self.clean_params(None))
+
+    def label_for(self, params: Mapping[str, Any]) -> str:
+        """The label of this check run with ``params`` (cleaned): the same values its inputs
+        and messages come from."""
+        own = getattr(type(self), "label", None)
+        if isinstance(own, str):  # a check that states a fixed label as a plain attribute
+            return own
+        return self.label_template.format(**params) if self.label_template else self.name
 
     def clean_params(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults filled in, types and bounds checked, unknown keys refused."""
@@ -307,6 +322,13 @@ def compare_with_reference(
 
 def _shape(shape: Sequence[int]) -> str:
     return "(" + ", ".join(str(int(s)) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def and_list(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c': values as a sentence names them."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def shape_text(shape: Sequence[int]) -> str:

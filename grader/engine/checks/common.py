@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from grader.engine import messages, reference
@@ -10,6 +13,7 @@ from grader.engine.checks.base import (
     Outcome,
     Param,
     Probe,
+    and_list,
     compare_with_reference,
     finite_problem,
     output_problem,
@@ -29,7 +33,8 @@ class JudgeInternalError(RuntimeError):
 
 class Stability(Check):
     name = "stability"
-    label = "Large scores and float32 inputs"
+    # The float32 probe's scores: ordinary ones, so what it tests is float32 arithmetic alone.
+    FLOAT32_SCORE_SIZE = 1.0
     description = (
         "Scores (or softmax inputs) of magnitude `magnitudes` (1e3 to 1e4) must give finite, "
         "correct outputs: a softmax that exponentiates without subtracting the max overflows "
@@ -59,12 +64,20 @@ class Stability(Check):
         Param("atol32", float, 1e-4, "Absolute tolerance (float32 inputs).", 0.0, 0.1),
     )
 
+    def label_for(self, params: Mapping[str, Any]) -> str:
+        magnitudes = and_list([f"{float(size):g}" for size in params["magnitudes"]])
+        if not params["float32"]:
+            return messages.STABILITY_LABEL.format(magnitudes=magnitudes)
+        return messages.STABILITY_LABEL_FLOAT32.format(
+            magnitudes=magnitudes, size32=self.FLOAT32_SCORE_SIZE
+        )
+
     def prepare(self, params, rng, kind) -> list[Probe]:
         probes = []
         for size in params["magnitudes"]:
             probes.append(self._probe(kind, rng, float(size), np.float64))
         if params["float32"]:
-            probes.append(self._probe(kind, rng, 1.0, np.float32))
+            probes.append(self._probe(kind, rng, self.FLOAT32_SCORE_SIZE, np.float32))
         return probes
 
     def _probe(self, kind: str, rng: np.random.Generator, size: float, dtype: type) -> Probe:
@@ -88,7 +101,7 @@ class Stability(Check):
 
 class WeightsNormalized(Check):
     name = "weights-normalized"
-    label = "Weights are non-negative and sum to 1"
+    label_template = "Weights are non-negative and sum to 1"
     description = (
         "Attention: the weights (recovered with V = identity) are non-negative and every row sums "
         "to 1 within `atol`. Softmax: the outputs sum to 1 along the axis."
@@ -124,7 +137,7 @@ class WeightsNormalized(Check):
 
 class NoMutation(Check):
     name = "no-mutation"
-    label = "Inputs are not changed"
+    label_template = "Inputs are not changed"
     description = "The function must not modify its array arguments in place."
     kinds = ALL_KINDS
     params = ()

@@ -21,7 +21,7 @@ MULTI_HEAD = frozenset({reference.KIND_MULTI_HEAD})
 
 class MultiHeadValues(Check):
     name = "mha-values"
-    label = "Heads split, scaled by √d_head, concatenated and projected"
+    label_template = "Heads split, scaled by √d_head, concatenated and projected"
     description = (
         "Random X and weights (variance 1/d_model) for each [d_model, n_heads] in `configs`, "
         "compared with the reference."
@@ -60,9 +60,9 @@ class MultiHeadValues(Check):
 
 class HeadWidth(Check):
     name = "mha-head-width"
-    label = "d_model = 512 with 8 heads: the head width goes under the root"
+    label_template = "d_model = {d_model} with {n_heads} heads: the head width goes under the root"
     description = (
-        "A wide model: each head must divide its scores by √d_head (√64 here), not by √d_model."
+        "A wide model: each head must divide its scores by √d_head (√64 by default), not √d_model."
     )
     kinds = MULTI_HEAD
     params = (
@@ -79,7 +79,7 @@ class HeadWidth(Check):
             return []
         call = mha_call(unit(rng, (n, d_model)), mha_weights(rng, d_model), n_heads)
         what = (
-            f"random X of shape ({n}, {d_model}) with {n_heads} heads "
+            f"random X of shape ({n}, {d_model}), d_model = {d_model} with {n_heads} heads "
             f"(d_head = {d_model // n_heads})"
         )
         return [Probe(call, what)]
@@ -90,7 +90,7 @@ class HeadWidth(Check):
 
 class MultiHeadShapes(Check):
     name = "mha-shapes"
-    label = "Batch dimensions and mask broadcasting"
+    label_template = "Batch dimensions and mask broadcasting"
     description = (
         "2-D, 3-D and 4-D X; a causal mask (n, n) shared by the batch and a key-padding mask "
         "(batch, 1, n). The output shape must be exact and the values right."

@@ -20,7 +20,7 @@ SOFTMAX = frozenset({reference.KIND_SOFTMAX})
 
 class SoftmaxValues(Check):
     name = "softmax-values"
-    label = "Values and shape with the default axis"
+    label_template = "Values and shape with the default axis"
     description = (
         "1-D, 2-D and 3-D inputs (entries of std `scale`), default axis, vs the reference."
     )
@@ -47,7 +47,7 @@ class SoftmaxValues(Check):
 
 class SoftmaxAxis(Check):
     name = "softmax-axis"
-    label = "The axis argument"
+    label_template = "The axis argument"
     description = "softmax(x, axis) along axis 0, 1 and a negative axis of 2-D and 3-D inputs."
     kinds = SOFTMAX
     params = (RTOL_PARAM, ATOL_PARAM)

@@ -381,7 +381,8 @@ def exit_status(info: dict[str, Any], lim: Limits) -> tuple[RunStatus, str]:
         if sig == signal.SIGXCPU or (
             sig == signal.SIGKILL and info.get("cpu", 0) >= cpu_limit - 0.05
         ):
-            return RunStatus.CPU_LIMIT, M.MSG_CPU_LIMIT.format(seconds=cpu_limit)
+            # The limit as the exercise states it; the rlimit only rounds it up.
+            return RunStatus.CPU_LIMIT, M.MSG_CPU_LIMIT.format(seconds=lim.cpu_seconds)
         try:
             name = signal.Signals(sig).name
         except ValueError:
