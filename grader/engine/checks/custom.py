@@ -72,7 +72,7 @@ MSG_SOURCE_NO_ENTRY = (
 )
 MSG_INPUTS_UNKNOWN = "inputs: no check named “{name}” provides hidden inputs."
 MSG_BROKEN_STOPPED = "The custom check's code did not finish: {status}. {message}"
-MSG_BROKEN_RAISED = "On {what}, the custom check's code raised an error:\n{error}"
+MSG_BROKEN_RAISED = "On {what}, the custom check's code gave no answer:\n{error}"
 MSG_BROKEN_RESULT = (
     "On {what}, the custom check's code returned {got}: it must return True (pass) or False (fail)."
 )
