@@ -5,6 +5,8 @@ The instructor's code is played here by trusted test functions (``InstructorChec
 of it, not the sandbox (tests/sandbox/test_custom_check.py runs it there).
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -46,6 +48,8 @@ from tests.grader.fakes import InstructorCheckExecutor, SourceLookupExecutor
 
 # What an instructor writes: the rows of the output sum to 1.
 ROWS_SUM_TO_ONE = """
+from pathlib import Path
+
 import numpy as np
 
 
@@ -373,3 +377,10 @@ def test_validate_shows_a_broken_custom_check_as_an_error_not_a_catch():
     names = {name for name, _, _ in report.check_errors}
     assert "reference_solution" in names
     assert all(label == "Rows sum to 1" for _, label, _ in report.check_errors)
+
+
+def test_the_readme_states_the_limits_in_force():
+    readme = (Path(__file__).resolve().parents[2] / "grader" / "README.md").read_text()
+    lim = limits.CUSTOM_CHECK_LIMITS
+    stated = f"({lim.wall_seconds:g} s wall, {lim.cpu_seconds:g} s CPU, {lim.memory_mb} MiB)"
+    assert stated in readme
