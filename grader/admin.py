@@ -93,7 +93,8 @@ class ExerciseCheckForm(forms.ModelForm):
         if not name:
             return data
         check = check_get(name)
-        source = data.get("source") or ""
+        # Browsers send a textarea's lines ended by CRLF.
+        source = (data.get("source") or "").replace("\r\n", "\n")
         if source.strip():
             if name != custom_check.NAME:
                 self.add_error("source", MSG_SOURCE_NOT_CUSTOM)

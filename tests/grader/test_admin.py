@@ -169,6 +169,9 @@ def test_a_custom_checks_source_is_saved_into_its_params():
     assert form.is_valid(), form.errors
     row = form.save()
     assert row.params == {"message": "On {what}, rows must sum to 1.", "source": ROWS_SUM_TO_ONE}
+    crlf = _custom_form(exercise, source=ROWS_SUM_TO_ONE.replace("\n", "\r\n"))
+    assert crlf.is_valid(), crlf.errors
+    assert crlf.cleaned_data["params"]["source"] == ROWS_SUM_TO_ONE  # as a browser sends it
     # Editing it again shows the source in its box.
     assert ExerciseCheckForm(instance=row).initial["source"] == ROWS_SUM_TO_ONE
 
