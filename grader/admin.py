@@ -79,7 +79,9 @@ class ExerciseCheckForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         params = self.instance.params if isinstance(self.instance.params, dict) else {}
         if self.instance.name == custom_check.NAME and "source" in params:
+            # Shown once, in its own box; saving puts it back into the params.
             self.initial.setdefault("source", params["source"])
+            self.initial["params"] = {k: v for k, v in params.items() if k != "source"}
 
     def clean_weight(self) -> float:
         weight = self.cleaned_data["weight"]

@@ -4,6 +4,7 @@ implementation."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -56,6 +57,8 @@ def test_an_instructor_adds_a_custom_check_and_validate_shows_it_catching(
     saved = ExerciseCheck.objects.get(exercise=exercise, name="custom")
     assert saved.params == {"message": MESSAGE, "source": SOURCE}  # lines end in LF, not CRLF
     expect(page.locator(f"#id_checks-{n}-source")).to_have_value(SOURCE)
+    # Shown once: in its box, not in the params' JSON as well.
+    expect(page.locator(f"#id_checks-{n}-params")).not_to_have_value(re.compile("numpy"))
     screenshot(page, "exercise-admin-custom-check")
 
     page.goto(f"/admin/grader/exercise/{exercise.pk}/validate/")

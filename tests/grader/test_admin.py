@@ -173,7 +173,9 @@ def test_a_custom_checks_source_is_saved_into_its_params():
     assert crlf.is_valid(), crlf.errors
     assert crlf.cleaned_data["params"]["source"] == ROWS_SUM_TO_ONE  # as a browser sends it
     # Editing it again shows the source in its box.
-    assert ExerciseCheckForm(instance=row).initial["source"] == ROWS_SUM_TO_ONE
+    again = ExerciseCheckForm(instance=row)
+    assert again.initial["source"] == ROWS_SUM_TO_ONE
+    assert again.initial["params"] == {"message": "On {what}, rows must sum to 1."}
 
 
 @pytest.mark.parametrize(
