@@ -16,6 +16,7 @@ from django.urls import path, reverse
 
 from grader.engine import limits as grading_limits
 from grader.engine.checks import CHECKS, ParamsError, check_get
+from grader.engine.checks import custom as custom_check
 from grader.models import Exercise, ExerciseCheck, Regrade, RegradeNotice, Submission, TrialRun
 from grader.selectors.exercises import exercise_validation_latest
 from grader.services.exercises import exercise_validation_request
@@ -36,18 +37,51 @@ def _params_help() -> str:
     lines = []
     for name, check in CHECKS.items():
         schema = check.params_schema()
-        defaults = ", ".join(f"{k}={json.dumps(v['default'])}" for k, v in schema.items())
+        defaults = ", ".join(
+            f"{k}={'(required)' if v['default'] is None else json.dumps(v['default'])}"
+            for k, v in schema.items()
+        )
         lines.append(f"{name}: {defaults or 'no parameters'}")
     return "JSON object; omitted keys take their defaults. " + " | ".join(lines)
 
 
+# The custom check's source has a box of its own: Python is unreadable inside a JSON string.
+SOURCE_HELP = (
+    "Only for the “custom” check (saved into its parameters as “source”). Define "
+    "check(student, expected, *inputs): it is called once per hidden input with the student's "
+    "output, the reference's output and the arguments the student's function got (numpy "
+    "arrays and scalars), and returns True to pass or False to fail; the student then reads "
+    "the “message” parameter ({what} names the input). It runs in a sandbox of its own with "
+    "small fixed limits, sees no code, files or database, and only compiles here. If it "
+    "raises, hits a limit or returns anything else, the grade is an internal error (never "
+    "charged) and Validate shows the check as broken."
+)
+MSG_SOURCE_NOT_CUSTOM = "Only the “custom” check takes a source; clear it or choose “custom”."
+
+
 class ExerciseCheckForm(forms.ModelForm):
     name = forms.ChoiceField(choices=_check_choices)
+    source = forms.CharField(
+        label="Custom check source",
+        required=False,
+        strip=False,
+        max_length=grading_limits.CUSTOM_CHECK_SOURCE_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 8, "cols": 80, "spellcheck": "false"}),
+        help_text=SOURCE_HELP,
+    )
 
     class Meta:
         model = ExerciseCheck
         fields = ("name", "label", "params", "weight", "visibility", "order")
         help_texts = {"params": _params_help()}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        params = self.instance.params if isinstance(self.instance.params, dict) else {}
+        if self.instance.name == custom_check.NAME and "source" in params:
+            # Shown once, in its own box; saving puts it back into the params.
+            self.initial.setdefault("source", params["source"])
+            self.initial["params"] = {k: v for k, v in params.items() if k != "source"}
 
     def clean_weight(self) -> float:
         weight = self.cleaned_data["weight"]
@@ -61,10 +95,19 @@ class ExerciseCheckForm(forms.ModelForm):
         if not name:
             return data
         check = check_get(name)
+        # Browsers send a textarea's lines ended by CRLF.
+        source = (data.get("source") or "").replace("\r\n", "\n")
+        if source.strip():
+            if name != custom_check.NAME:
+                self.add_error("source", MSG_SOURCE_NOT_CUSTOM)
+            elif isinstance(data.get("params"), dict | None):
+                data["params"] = {**(data.get("params") or {}), "source": source}
         try:
             check.clean_params(data.get("params") or {})
         except ParamsError as exc:
-            self.add_error("params", exc.errors)
+            for error in exc.errors:
+                in_box = error.startswith("source:") and bool(source.strip())
+                self.add_error("source" if in_box else "params", error)
         kind = getattr(self.instance.exercise, "kind", None) if self.instance.exercise_id else None
         parent_kind = getattr(self, "parent_kind", None) or kind
         if parent_kind and parent_kind not in check.kinds:

@@ -5,9 +5,14 @@ the pictures', if asked for) first, then, only if a check failed, the diagnosis'
 run's second phase. The executor only computes the student's outputs and never calls back; the
 checks and the diagnosis judge them here, in trusted code, between the phases.
 
+An instructor's custom check judges in untrusted code: its ``judge`` refers the judgement to a
+sandbox run of its own (``checks.Referral``), started here once the student's run has ended, so
+the instructor's code sees only arrays. Until then it counts as failing, so the diagnosis's calls
+are asked for in the student's run, in case it fails.
+
 Verdict statuses (``grader.engine.status``): ``passed``, ``failed``; ``error`` also when a limit
-hit before any check had all its results; ``internal-error`` when the sandbox broke or a check
-crashed.
+hit before any check had all its results; ``internal-error`` when the sandbox broke, a check
+crashed or a custom check gave no verdict.
 """
 
 from __future__ import annotations
@@ -22,7 +27,14 @@ import numpy as np
 
 from grader.engine import checks as check_library
 from grader.engine import messages
-from grader.engine.checks import JudgeInternalError, Probe, probe_expected
+from grader.engine.checks import (
+    CheckNotRun,
+    JudgeInternalError,
+    Probe,
+    Referral,
+    probe_expected,
+)
+from grader.engine.checks import custom as custom_check
 from grader.engine.diagnosis import diagnose, fixed_probes
 from grader.engine.executors.base import (
     Call,
@@ -49,6 +61,7 @@ MSG_FAILED = "{failed} of {n} checks failed."
 MSG_STOPPED = "Your code stopped before every check could run: {reason}"
 MSG_CHECK_NOT_RUN = "This check could not run: {reason}"
 MSG_NO_CHECKS = "This exercise has no checks yet."
+MSG_CUSTOM_NOT_RUN = custom_check.MSG_NOT_RUN
 
 
 @dataclass(frozen=True)
@@ -108,6 +121,10 @@ class Verdict:
     stdout: str = ""
     # The pictures' calls' results, if the grade was asked for them (not stored as such).
     pictures: tuple[CallResult, ...] = field(default=(), compare=False, repr=False)
+    # Checks that could not judge through the exercise's fault (a custom check gave no
+    # verdict): (index in ``checks``, why, for the instructor). Never stored nor shown to
+    # students; Validate shows them.
+    check_errors: tuple[tuple[int, str], ...] = field(default=(), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON types, as stored in the ``Submission`` fields of the same names."""
@@ -211,10 +228,65 @@ def _grade(
     try:
         with executor.start(request) as run:
             _expect_quietly(spec, planned)  # while the student's code runs
-            return _phases(spec, planned, diag, calls[n_check:], run, n_check, len(pictures))
+            judged = _phases(spec, planned, diag, calls[n_check:], run, n_check, len(pictures))
+        if isinstance(judged, Verdict):
+            return judged
+        # The student's run is closed: the executor is free for the referred judgements.
+        errors = _refer(spec, judged.outcomes, judged.referrals, executor)
+        verdict = _verdict(
+            spec, judged.outcomes, judged.judged_any, diag, judged.diag_results, judged.last
+        )
+        if errors:
+            verdict = replace(
+                verdict,
+                status=VerdictStatus.INTERNAL_ERROR,
+                score=0.0,
+                message=MSG_INTERNAL,
+                diagnosis=(),
+                check_errors=tuple(errors),
+            )
+        return replace(verdict, pictures=judged.pictures)
     except Exception:
         log.exception("grading failed on %s", spec.slug)
         return _internal()
+
+
+@dataclass
+class _Judged:
+    """The student's run, judged except for the referred judgements."""
+
+    outcomes: list[CheckResult]
+    referrals: dict[int, Referral]  # index in outcomes -> the judgement to run
+    judged_any: bool
+    diag_results: list[CallResult | None]
+    last: RunResult
+    pictures: tuple[CallResult, ...]
+
+
+def _refer(
+    spec: ExerciseSpec,
+    outcomes: list[CheckResult],
+    referrals: Mapping[int, Referral],
+    executor: Executor,
+) -> list[tuple[int, str]]:
+    """Run each referred judgement in a sandbox run of its own and put its outcome in place;
+    returns the checks that gave no verdict, with why (the exercise's fault, logged)."""
+    errors = []
+    for index, referral in referrals.items():
+        with executor.start(referral.request) as run:
+            result = run.wait()
+        if result.status.verdict == VerdictStatus.INTERNAL_ERROR:
+            raise JudgeInternalError("the sandbox broke while running a custom check")
+        try:
+            outcome = referral.conclude(result)
+        except CheckNotRun as exc:
+            log.error("exercise %s: check %d could not run: %s", spec.slug, index, exc.detail)
+            errors.append((index, exc.detail))
+            outcome_passed, message = False, MSG_CUSTOM_NOT_RUN
+        else:
+            outcome_passed, message = outcome.passed, outcome.message
+        outcomes[index] = replace(outcomes[index], passed=outcome_passed, message=message)
+    return errors
 
 
 def _phases(
@@ -225,17 +297,22 @@ def _phases(
     run: Run,
     n_check: int,
     n_pictures: int,
-) -> Verdict:
+) -> Verdict | _Judged:
     """Judge each check as soon as its calls are done; only if one failed, run the diagnosis's
-    calls as the second phase (and judge the remaining checks while they compute)."""
+    calls as the second phase (and judge the remaining checks while they compute). A verdict
+    if the run alone decides it."""
     outcomes: list[CheckResult] = []
+    referrals: dict[int, Referral] = {}
     for item in planned:
         # The checks judged here while the child computes the next ones' calls.
         need = item.start + len(item.probes)
         so_far = run.wait(at_least=need)
         if len(so_far.calls) < need or so_far.status != RunStatus.OK:
             break  # the run ended first: judged below with the reason
-        outcomes.append(_judge_check(spec, item, so_far.calls, reason="")[0])
+        outcome, _, referral = _judge_check(spec, item, so_far.calls, reason="")
+        if referral is not None:
+            referrals[len(outcomes)] = referral
+        outcomes.append(outcome)
         if not outcomes[-1].passed and diag:
             break  # the diagnosis is wanted: ask for it as soon as the first phase is done
     first = run.wait()
@@ -259,7 +336,9 @@ def _phases(
     results: list[CallResult | None] = [*first.calls, *[None] * (n_check - len(first.calls))]
     judged_any = bool(outcomes)
     for item in planned[len(outcomes) :]:
-        outcome, judged = _judge_check(spec, item, results, first.message)
+        outcome, judged, referral = _judge_check(spec, item, results, first.message)
+        if referral is not None:
+            referrals[len(outcomes)] = referral
         outcomes.append(outcome)
         judged_any = judged_any or judged
         if not outcome.passed and diag and can_go_on and not wanted:
@@ -270,8 +349,7 @@ def _phases(
         return _internal(last.stdout)
     diag_results: list[CallResult | None] = list(last.calls[n_check + n_pictures :])
     diag_results += [None] * (len(diag) - len(diag_results))
-    verdict = _verdict(spec, outcomes, judged_any, diag, diag_results, last)
-    return replace(verdict, pictures=pictures)
+    return _Judged(outcomes, referrals, judged_any, diag_results, last, pictures)
 
 
 def _expect(kind: str, planned: Sequence[_Planned]) -> None:
@@ -354,19 +432,25 @@ def _verdict(
 
 def _judge_check(
     spec: ExerciseSpec, item: _Planned, results: Sequence[CallResult | None], reason: str
-) -> tuple[CheckResult, bool]:
-    """One check's outcome from its calls' results (``reason``: why some are missing), and
-    whether it had all of them."""
+) -> tuple[CheckResult, bool, Referral | None]:
+    """One check's outcome from its calls' results (``reason``: why some are missing), whether
+    it had all of them, and the judgement it refers to untrusted code, if it does (the outcome
+    is then a failing placeholder until ``_refer`` runs it)."""
     mine = results[item.start : item.start + len(item.probes)]
     check = check_library.check_get(item.spec.name)
     judged = False
+    referral = None
     if not item.probes:
         passed, message = False, messages.NO_PROBES
     elif len(mine) < len(item.probes) or any(r is None for r in mine):
         passed, message = False, MSG_CHECK_NOT_RUN.format(reason=reason)
     else:
         outcome = check.judge(item.params, item.probes, mine, spec.kind)
-        passed, message, judged = outcome.passed, outcome.message, True
+        judged = True
+        if isinstance(outcome, Referral):
+            passed, message, referral = False, MSG_CUSTOM_NOT_RUN, outcome
+        else:
+            passed, message = outcome.passed, outcome.message
     result = CheckResult(
         name=item.spec.name,
         label=item.label,
@@ -375,7 +459,7 @@ def _judge_check(
         weight=float(item.spec.weight),
         visibility=item.spec.visibility,
     )
-    return result, judged
+    return result, judged, referral
 
 
 def visible_message(*, check: Mapping[str, Any], deadline_passed: bool) -> str | None:

@@ -41,6 +41,18 @@ CPU_SECONDS = Bound(default=5.0, low=1.0, high=20.0)
 MEMORY_MB = Bound(default=512, low=64, high=2048)
 
 
+# --- An instructor's custom check (``checks.custom``): fixed, not per exercise -----------------
+
+# Its source, stored in the check's parameters: a judging function is a few dozen lines.
+CUSTOM_CHECK_SOURCE_MAX_CHARS = 16 * 1024
+# Its failure message, authored in the admin and shown to students.
+CUSTOM_CHECK_MESSAGE_MAX_CHARS = 500
+# One run of it per grade, on every hidden input at once: comparing a few small arrays takes
+# milliseconds, so these are far below a submission's own and the grade is not held long by a
+# check that loops. The memory holds copies of every input and output it is sent.
+CUSTOM_CHECK_LIMITS = Limits(wall_seconds=5.0, cpu_seconds=2.0, memory_mb=256)
+
+
 def clamp(limits: Limits) -> Limits:
     """The limits an exercise asked for, forced inside the bounds above."""
     return Limits(

@@ -14,6 +14,10 @@ from grader.engine.grading import ExerciseSpec, Verdict, grade
 from grader.engine.misconceptions import MISCONCEPTIONS, wrong_implementations_for
 from grader.engine.status import VerdictStatus
 
+# A check that gave no verdict on an implementation (a broken custom check): neither catches it
+# nor lets it pass.
+CELL_ERROR = "error"
+
 # A fixed seed: validation is reproducible, and an instructor can rerun it after an edit.
 VALIDATION_SEED = 0
 
@@ -28,7 +32,9 @@ class ValidationRow:
 
     @property
     def caught(self) -> bool:
-        return bool(self.failed_checks) or self.verdict.status != VerdictStatus.PASSED
+        # An internal error from a broken check is no catch: the student would not be charged.
+        stopped = self.verdict.status != VerdictStatus.PASSED and not self.verdict.check_errors
+        return bool(self.failed_checks) or stopped
 
     @property
     def named(self) -> bool:
@@ -37,6 +43,21 @@ class ValidationRow:
 
     def catches(self, check_name: str) -> bool:
         return check_name in self.failed_checks
+
+    def cell(self, index: int) -> bool | str:
+        """Whether the exercise's check at ``index`` catches this implementation, or
+        ``CELL_ERROR`` if it could not judge it."""
+        return verdict_cell(self.verdict, index, caught=True)
+
+
+def verdict_cell(verdict: Verdict, index: int, *, caught: bool) -> bool | str:
+    """The check at ``index`` of a verdict: failed (``caught``) or passed (not ``caught``), or
+    ``CELL_ERROR`` if it could not judge. False when the verdict has no such check."""
+    if any(i == index for i, _ in verdict.check_errors):
+        return CELL_ERROR
+    if index >= len(verdict.checks):
+        return False
+    return verdict.checks[index].passed != caught
 
 
 @dataclass(frozen=True)
@@ -61,8 +82,21 @@ class ValidationReport:
         return tuple(dict.fromkeys(r.code for r in self.rows if not r.named))
 
     @property
+    def check_errors(self) -> tuple[tuple[str, str, str], ...]:
+        """(implementation, check label, why) for every judgement a check could not make."""
+        graded = [
+            ("reference_solution", self.reference),
+            *((r.implementation, r.verdict) for r in self.rows),
+        ]
+        return tuple(
+            (name, self.check_labels[index] if index < len(self.check_labels) else "", detail)
+            for name, verdict in graded
+            for index, detail in verdict.check_errors
+        )
+
+    @property
     def ok(self) -> bool:
-        return self.reference_passed and not self.uncaught
+        return self.reference_passed and not self.uncaught and not self.check_errors
 
 
 def validate_spec(
@@ -78,7 +112,11 @@ def validate_spec(
                 title=MISCONCEPTIONS[impl.code].title,
                 implementation=impl.name,
                 verdict=verdict,
-                failed_checks=tuple(c.name for c in verdict.checks if not c.passed),
+                failed_checks=tuple(
+                    c.name
+                    for i, c in enumerate(verdict.checks)
+                    if verdict_cell(verdict, i, caught=True) is True
+                ),
             )
         )
     return ValidationReport(

@@ -6,7 +6,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from grader.engine.executors.base import Executor
-from grader.engine.validation import ValidationReport, validate_spec
+from grader.engine.validation import ValidationReport, validate_spec, verdict_cell
 from grader.models import Exercise, ExerciseValidation
 from grader.publish import VALIDATE_EXERCISE
 from grader.selectors.exercises import exercise_spec_get
@@ -41,9 +41,14 @@ def validation_report_view(report: ValidationReport) -> dict[str, Any]:
         },
         "uncaught": list(report.uncaught),
         "check_labels": list(report.check_labels),
+        # Cell by cell, in the exercise's order (two checks may share a name): True, False or
+        # "error" (the check could not judge).
         "reference_cells": [
-            next((c.passed for c in reference.checks if c.name == name), False)
-            for name in report.check_names
+            verdict_cell(reference, i, caught=False) for i in range(len(report.check_names))
+        ],
+        "check_errors": [
+            {"implementation": name, "check": label, "detail": detail}
+            for name, label, detail in report.check_errors
         ],
         "rows": [
             {
@@ -54,7 +59,7 @@ def validation_report_view(report: ValidationReport) -> dict[str, Any]:
                 "named": row.named,
                 "score": float(row.verdict.score),
                 "diagnosis": list(row.verdict.diagnosis),
-                "cells": [row.catches(name) for name in report.check_names],
+                "cells": [row.cell(i) for i in range(len(report.check_names))],
             }
             for row in report.rows
         ],

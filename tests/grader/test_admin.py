@@ -1,11 +1,14 @@
 """grader.admin: the exercise admin (its check form, limits, Validate) and the read-only
 submission admin."""
 
+import numpy as np
 import pytest
 from django.urls import reverse
 
 from grader import admin as grader_admin
 from grader.admin import ExerciseCheckForm
+from grader.engine.checks import custom
+from grader.engine.validation import CELL_ERROR
 from grader.models import Exercise, ExerciseCheck, ExerciseValidation
 from grader.services.exercises import exercise_validation_run
 from tests.factories import instructor_create
@@ -135,3 +138,115 @@ def test_submission_admin_is_read_only(client, instructor):
     response = client.get(reverse("admin:grader_submission_changelist") + "?status__exact=passed")
     assert response.status_code == 200
     assert client.get(reverse("admin:grader_submission_add")).status_code == 403
+
+
+# --- the custom check: its source box, checked on save, and Validate showing it --------------
+
+ROWS_SUM_TO_ONE = (
+    "import numpy as np\n\n\ndef check(student, expected, x, *rest):\n"
+    "    return bool(np.allclose(student.sum(axis=-1), 1.0))\n"
+)
+
+
+def _custom_form(exercise, *, name="custom", source=ROWS_SUM_TO_ONE, params="{}", instance=None):
+    return ExerciseCheckForm(
+        data={
+            "name": name,
+            "label": "Rows sum to 1",
+            "params": params,
+            "source": source,
+            "weight": 1,
+            "visibility": "shown",
+            "order": 5,
+        },
+        instance=instance or ExerciseCheck(exercise=exercise),
+    )
+
+
+def test_a_custom_checks_source_is_saved_into_its_params():
+    exercise = Exercise.objects.get(slug="stable-softmax")
+    form = _custom_form(exercise, params='{"message": "On {what}, rows must sum to 1."}')
+    assert form.is_valid(), form.errors
+    row = form.save()
+    assert row.params == {"message": "On {what}, rows must sum to 1.", "source": ROWS_SUM_TO_ONE}
+    crlf = _custom_form(exercise, source=ROWS_SUM_TO_ONE.replace("\n", "\r\n"))
+    assert crlf.is_valid(), crlf.errors
+    assert crlf.cleaned_data["params"]["source"] == ROWS_SUM_TO_ONE  # as a browser sends it
+    # Editing it again shows the source in its box.
+    again = ExerciseCheckForm(instance=row)
+    assert again.initial["source"] == ROWS_SUM_TO_ONE
+    assert again.initial["params"] == {"message": "On {what}, rows must sum to 1."}
+
+
+@pytest.mark.parametrize(
+    "source,params,field,error",
+    [
+        (
+            "def check(a, b):\n    return (\n",
+            "{}",
+            "source",
+            custom.MSG_SOURCE_SYNTAX.format(line=2, error="'(' was never closed"),
+        ),
+        ("def judge(a, b):\n    return 1\n", "{}", "source", custom.MSG_SOURCE_NO_ENTRY),
+        ("", "{}", "params", "source: required"),
+        ("", '{"source": ""}', "params", custom.MSG_SOURCE_EMPTY),
+        (
+            ROWS_SUM_TO_ONE,
+            '{"inputs": "nope"}',
+            "params",
+            custom.MSG_INPUTS_UNKNOWN.format(name="nope"),
+        ),
+    ],
+)
+def test_a_broken_custom_check_is_refused_on_save(source, params, field, error):
+    exercise = Exercise.objects.get(slug="stable-softmax")
+    form = _custom_form(exercise, source=source, params=params)
+    assert not form.is_valid()
+    assert form.errors[field] == [error]
+
+
+def test_only_the_custom_check_takes_a_source():
+    exercise = Exercise.objects.get(slug="stable-softmax")
+    form = _custom_form(exercise, name="softmax-axis")
+    assert not form.is_valid()
+    assert form.errors["source"] == [grader_admin.MSG_SOURCE_NOT_CUSTOM]
+
+
+def test_validate_shows_a_custom_check_catching_and_a_broken_one_as_an_error(client, instructor):
+    def rows_sum_to_one(student, expected, x, *rest):
+        return bool(np.allclose(student.sum(axis=-1), 1.0))
+
+    def broken(student, expected, *inputs):
+        raise ValueError("the instructor's bug")
+
+    client.force_login(instructor)
+    exercise = Exercise.objects.get(slug="stable-softmax")
+    broken_source = ROWS_SUM_TO_ONE.replace("bool(", "(1 / 0) and bool(")
+    ExerciseCheck.objects.create(
+        exercise=exercise,
+        name="custom",
+        label="Rows sum to 1",
+        order=90,
+        params={"source": ROWS_SUM_TO_ONE},
+    )
+    url = reverse("admin:grader_exercise_validate", kwargs={"pk": exercise.pk})
+    fake = SourceLookupExecutor(extra={ROWS_SUM_TO_ONE: rows_sum_to_one, broken_source: broken})
+    client.post(url)
+    exercise_validation_run(validation_id=ExerciseValidation.objects.get().pk, executor=fake)
+    report = ExerciseValidation.objects.get().report
+    column = report["check_labels"].index("Rows sum to 1")
+    row = next(r for r in report["rows"] if r["implementation"] == "softmax_unnormalized")
+    assert row["cells"][column] is True
+    assert report["reference_cells"][column] is True
+    assert report["check_errors"] == []
+
+    ExerciseCheck.objects.filter(name="custom").update(params={"source": broken_source})
+    client.post(url)
+    latest = ExerciseValidation.objects.order_by("-pk").first()
+    exercise_validation_run(validation_id=latest.pk, executor=fake)
+    html = client.get(url).content.decode()
+    assert 'id="check-errors"' in html
+    assert "the instructor&#x27;s bug" in html
+    report = ExerciseValidation.objects.order_by("-pk").first().report
+    assert report["reference_cells"][column] == CELL_ERROR
+    assert report["check_errors"][0]["check"] == "Rows sum to 1"

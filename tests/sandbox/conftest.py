@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from grader.engine.executors.base import Call, Limits, RunResult
+from grader.engine.grading import ExerciseSpec, Verdict
 from tests.sandbox import fence
 
 HERE = Path(__file__).resolve().parent
@@ -83,6 +84,10 @@ class FencedSandbox:
         self.last_seconds = seconds
         self.zygote_starts = starts
         return result
+
+    def grade(self, *, spec: ExerciseSpec, code: str, seed: int = 0) -> Verdict:
+        """``grading.grade`` in the fenced runner, through its SandboxExecutor."""
+        return self.call("grade", spec=spec, code=code, seed=seed)
 
     def close(self) -> None:
         try:

@@ -21,6 +21,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from grader.engine.executors.base import RunRequest
+from grader.engine.grading import grade
 from grader.engine.sandbox import SandboxExecutor, SandboxUnavailable, codec
 from grader.engine.sandbox.pool import CpuPressure
 
@@ -119,6 +120,11 @@ def main() -> None:
                         run.more(calls[kwargs["after"] :])
                         last = run.wait()
                 reply = (first, last)
+            elif op == "grade":
+                # A whole grade, as a worker makes it: the student's run, then any custom
+                # check's run of its own, through this one executor.
+                assert executor is not None
+                reply = grade(executor=executor, **kwargs)
             elif op == "runs_busy":
                 # Runs with the pauses given before each; whether each counted as busy.
                 assert executor is not None

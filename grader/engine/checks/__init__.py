@@ -8,8 +8,18 @@ lists the checks it uses, by name, with parameters and weights (``ExerciseCheck`
 from __future__ import annotations
 
 from grader.engine.checks.attention import Mask, Saturation, Scale, Shapes, WorkedExample
-from grader.engine.checks.base import Check, Outcome, Param, ParamsError, Probe, probe_expected
+from grader.engine.checks.base import (
+    Check,
+    CheckNotRun,
+    Outcome,
+    Param,
+    ParamsError,
+    Probe,
+    Referral,
+    probe_expected,
+)
 from grader.engine.checks.common import JudgeInternalError, NoMutation, Stability, WeightsNormalized
+from grader.engine.checks.custom import Custom
 from grader.engine.checks.multi_head import HeadWidth, MultiHeadShapes, MultiHeadValues
 from grader.engine.checks.softmax import SoftmaxAxis, SoftmaxValues
 
@@ -27,6 +37,7 @@ _ALL: tuple[Check, ...] = (
     MultiHeadShapes(),
     SoftmaxValues(),
     SoftmaxAxis(),
+    Custom(),
 )
 
 CHECKS: dict[str, Check] = {check.name: check for check in _ALL}
@@ -51,11 +62,13 @@ def checks_for_kind(kind: str) -> list[Check]:
 __all__ = [
     "CHECKS",
     "Check",
+    "CheckNotRun",
     "JudgeInternalError",
     "Outcome",
     "Param",
     "ParamsError",
     "Probe",
+    "Referral",
     "UnknownCheck",
     "check_get",
     "checks_for_kind",

@@ -8,14 +8,14 @@ came back with the trusted reference, here, outside the process that ran the stu
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from grader.engine import messages
-from grader.engine.executors.base import Call, CallResult
+from grader.engine.executors.base import Call, CallResult, RunRequest, RunResult
 from grader.engine.kinds import reference_evaluate
 
 
@@ -32,7 +32,7 @@ class Param:
     """One parameter of a check, with its default and the values it may take."""
 
     name: str
-    type: type  # int, float, bool or list
+    type: type  # int, float, bool, str or list
     default: Any
     help: str
     minimum: float | None = None
@@ -41,8 +41,18 @@ class Param:
     # Lists of pairs (e.g. [d_model, n_heads]) give the length of each item.
     item_length: int | None = None
     max_items: int = 16
+    # For text: the most characters it may hold.
+    max_chars: int = 200
+    # No default: the parameter must be given.
+    required: bool = False
 
     def clean(self, value: Any) -> Any:
+        if self.type is str:
+            if not isinstance(value, str):
+                raise ParamsError([f"{self.name}: a string is required"])
+            if len(value) > self.max_chars:
+                raise ParamsError([f"{self.name}: at most {self.max_chars} characters"])
+            return value
         if self.type is list:
             if not isinstance(value, list) or not value:
                 raise ParamsError([f"{self.name}: a non-empty list is required"])
@@ -102,6 +112,27 @@ class Outcome:
     message: str
 
 
+class CheckNotRun(RuntimeError):
+    """A referred judgement could not be made (the instructor's code crashed, hit a limit or
+    returned no verdict): the exercise's fault, never the student's. ``detail`` is for the
+    instructor (Validate) and the log, never for students."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Referral:
+    """A judgement that trusted code cannot make itself: untrusted judging code (an instructor's
+    custom check) to run in a sandbox run of its own, after the student's run has ended, and how
+    its result becomes an ``Outcome`` (``conclude`` raises ``CheckNotRun`` if it is no verdict).
+    """
+
+    request: RunRequest
+    conclude: Callable[[RunResult], Outcome]
+
+
 class Check:
     """A named, parameterised check. Subclasses set the class attributes and two methods."""
 
@@ -135,6 +166,9 @@ class Check:
         errors = [f"{key}: unknown parameter" for key in raw if key not in known]
         cleaned: dict[str, Any] = {}
         for p in self.params:
+            if p.required and p.name not in raw:
+                errors.append(f"{p.name}: required")
+                continue
             try:
                 cleaned[p.name] = p.clean(raw[p.name]) if p.name in raw else p.default
             except ParamsError as exc:
@@ -161,7 +195,9 @@ class Check:
         probes: Sequence[Probe],
         results: Sequence[CallResult],
         kind: str,
-    ) -> Outcome:
+    ) -> Outcome | Referral:
+        """The outcome, or a ``Referral`` for a judgement made by untrusted code (grading runs
+        it through the executor once the student's run has ended)."""
         raise NotImplementedError
 
 

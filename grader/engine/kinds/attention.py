@@ -441,6 +441,7 @@ KIND = Kind(
     plot_calls=plot_calls,
     plots=plots_of,
     pictures=PICTURES,
+    values_check="shapes",
     parameters=PARAMETERS,
     stability_call=stability_call,
     no_mutation_call=no_mutation_call,

@@ -143,6 +143,9 @@ class Kind:
     plot_calls: Callable[[], tuple[Call, ...]]
     plots: Callable[[Sequence[CallResult]], dict[str, Any]]
     pictures: frozenset[str]
+    # The check of the kind that compares values with the reference: whose hidden inputs an
+    # instructor's custom check gets when it names none.
+    values_check: str
     # The wrong implementation with every single mistake as a keyword option, so the diagnosis
     # can try two at once; None: no pairs are searched.
     variant: Callable[..., np.ndarray] | None = None

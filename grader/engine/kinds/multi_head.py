@@ -439,6 +439,7 @@ KIND = Kind(
     plot_calls=plot_calls,
     plots=plots_of,
     pictures=PICTURES,
+    values_check="mha-values",
     parameters=PARAMETERS,
     stability_call=stability_call,
     no_mutation_call=no_mutation_call,

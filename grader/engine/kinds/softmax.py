@@ -296,6 +296,7 @@ KIND = Kind(
     plot_calls=plot_calls,
     plots=plots_of,
     pictures=PICTURES,
+    values_check="softmax-values",
     parameters=PARAMETERS,
     stability_call=stability_call,
     no_mutation_call=no_mutation_call,
