@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from django.utils import timezone
 from playwright.sync_api import Page, expect
+
+from grader.engine import reference
+from grader.engine.executors.trusted import CallableExecutor
+from grader.engine.kinds.attention_mistakes import attention_missing_scale
+from grader.models import Exercise, Submission
+from grader.services.grading import submission_grade
+from tests.factories import student_create, submission_create
+from tests.pipeline.stack import golden
 
 ATTENTION_EXERCISE = "/exercises/scaled-dot-product-attention/"
 # A grade goes through Redis, a worker and the sandbox on a machine other tests load too, and
@@ -47,3 +56,26 @@ def example_answers_sampled(question) -> int:  # type: ignore[no-untyped-def]
     keep = {pk for pks in kinds.values() for pk in pks[:EXAMPLES_KEPT_PER_KIND]} | {longest}
     question.example_answers.exclude(pk__in=keep).delete()
     return question.example_answers.count()
+
+
+def student_with_two_verdicts(*, username: str, worker: str, **fields: str) -> dict[str, object]:
+    """A student with a failed (misconception named, pictured) and a passed submission."""
+    student = student_create(username=username, password="student-pass-123", **fields)
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    submissions = []
+    for name, func in (
+        ("missing_scale", attention_missing_scale),
+        ("correct_matmul", reference.attention),
+    ):
+        row = submission_create(
+            user=student,
+            exercise=exercise,
+            code=golden(name),
+            seed=0,
+            status=Submission.Status.QUEUED,
+            queued_at=timezone.now(),
+        )
+        # Our own functions, in this process (never student text): the verdict a worker stores.
+        submission_grade(submission_id=row.pk, worker=worker, executor=CallableExecutor(func))
+        submissions.append(row)
+    return {"student": student, "exercise": exercise, "submissions": submissions}

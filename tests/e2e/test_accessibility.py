@@ -16,22 +16,15 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from grader.engine import reference
-from grader.engine.executors.trusted import CallableExecutor
-from grader.engine.kinds.attention_mistakes import attention_missing_scale
 from grader.models import (
-    Exercise,
     ExerciseValidation,
     Regrade,
     RegradeNotice,
-    Submission,
     TrialRun,
 )
 from grader.selectors.exercises import exercise_list_published
-from grader.services.grading import submission_grade
 from questions.models import Question
-from tests.e2e.flows import example_answers_sampled
-from tests.factories import student_create, submission_create
+from tests.e2e.flows import example_answers_sampled, student_with_two_verdicts
 from tests.pipeline.stack import golden
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -88,26 +81,7 @@ def _editor(tab: Page, path: str) -> None:
 
 @pytest.fixture
 def graded(db: None) -> dict[str, object]:
-    """A student with a failed (misconception named, pictured) and a passed submission."""
-    student = student_create(username="student-axe", password="student-pass-123")
-    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
-    submissions = []
-    for name, func in (
-        ("missing_scale", attention_missing_scale),
-        ("correct_matmul", reference.attention),
-    ):
-        row = submission_create(
-            user=student,
-            exercise=exercise,
-            code=golden(name),
-            seed=0,
-            status=Submission.Status.QUEUED,
-            queued_at=timezone.now(),
-        )
-        # Our own functions, in this process (never student text): the verdict a worker stores.
-        submission_grade(submission_id=row.pk, worker="axe", executor=CallableExecutor(func))
-        submissions.append(row)
-    return {"student": student, "exercise": exercise, "submissions": submissions}
+    return student_with_two_verdicts(username="student-axe", worker="axe")
 
 
 def test_the_public_pages_have_no_serious_accessibility_violation(page: Page) -> None:

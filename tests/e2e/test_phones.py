@@ -18,16 +18,11 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from playwright.sync_api import Page, Request, expect
 
-from grader.engine import reference
-from grader.engine.executors.trusted import CallableExecutor
-from grader.engine.kinds.attention_mistakes import attention_missing_scale
 from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS, misconception_describe
-from grader.models import Exercise, ExerciseValidation, Submission, TrialRun
+from grader.models import Exercise, ExerciseValidation, TrialRun
 from grader.selectors.exercises import exercise_list_published
-from grader.services.grading import submission_grade
 from questions.models import Question
-from tests.e2e.flows import example_answers_sampled
-from tests.factories import student_create, submission_create
+from tests.e2e.flows import example_answers_sampled, student_with_two_verdicts
 from tests.pipeline.stack import golden
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -170,28 +165,9 @@ def _editor_ready(tab: Page) -> None:
 
 @pytest.fixture
 def graded(db: None) -> dict[str, object]:
-    """A student with a failed (misconception named, pictured) and a passed submission."""
-    student = student_create(
-        username="student-phone", email="phone@example.com", password="student-pass-123"
+    return student_with_two_verdicts(
+        username="student-phone", worker="phones", email="phone@example.com"
     )
-    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
-    submissions = []
-    for name, func in (
-        ("missing_scale", attention_missing_scale),
-        ("correct_matmul", reference.attention),
-    ):
-        row = submission_create(
-            user=student,
-            exercise=exercise,
-            code=golden(name),
-            seed=0,
-            status=Submission.Status.QUEUED,
-            queued_at=timezone.now(),
-        )
-        # Our own functions, in this process (never student text): the verdict a worker stores.
-        submission_grade(submission_id=row.pk, worker="phones", executor=CallableExecutor(func))
-        submissions.append(row)
-    return {"student": student, "exercise": exercise, "submissions": submissions}
 
 
 def test_every_public_page_fits_a_phone(page: Page) -> None:
