@@ -81,6 +81,23 @@ def exercise_spec_get(*, exercise: Exercise) -> ExerciseSpec:
 _SPECS: dict[int, tuple[object, ExerciseSpec]] = {}
 
 
+# exercise pk -> (its version as the claim returned it, the row), in this worker process.
+_EXERCISES: dict[int, tuple[object, Exercise]] = {}
+
+
+def exercise_for_grading(*, exercise_id: int, version: object) -> Exercise:
+    """The exercise of a claimed submission, read again only when ``version`` (its updated_at,
+    as the claim's statement returned it: compared as the database gives it, never parsed)
+    differs from the one held: every change to an exercise or one of its checks moves it (see
+    ExerciseCheck.save), so the database stays the source of truth and a grade saves a read."""
+    held = _EXERCISES.get(exercise_id)
+    if held is not None and held[0] == version:
+        return held[1]
+    exercise = Exercise.objects.get(pk=exercise_id)
+    _EXERCISES[exercise_id] = (version, exercise)
+    return exercise
+
+
 def exercise_spec_for_grading(*, exercise: Exercise) -> ExerciseSpec:
     """exercise_spec_get, without reading the checks again while the exercise is unchanged.
 
@@ -97,8 +114,10 @@ def exercise_spec_for_grading(*, exercise: Exercise) -> ExerciseSpec:
 
 
 def exercise_specs_forget() -> None:
-    """Drop the specs held in this process (tests roll the database back under them)."""
+    """Drop the specs and exercises held in this process (tests roll the database back under
+    them)."""
     _SPECS.clear()
+    _EXERCISES.clear()
 
 
 def exercise_published_q(*, via: str = "") -> Q:

@@ -26,7 +26,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from grader.engine.status import VerdictStatus
-from grader.models import Submission
+from grader.models import Exercise, Submission
+from grader.selectors.exercises import exercise_for_grading
 from grader.services.regrades import regrade_notice_record
 from grader.services.submitting import submission_enqueue
 
@@ -77,12 +78,16 @@ def submission_claim(
     one_running_per_user = settings.GRADER_ONE_RUNNING_PER_USER
     if one_running_per_user:
         params += [running, stamp(now)]
-    with connection.cursor() as cursor:
-        cursor.execute(_claim_sql(one_running_per_user=one_running_per_user), params)
-        claimed = cursor.rowcount == 1
+    claimed = list(
+        Submission.objects.raw(_claim_sql(one_running_per_user=one_running_per_user), params)
+    )
     if not claimed:
         return None
-    return Submission.objects.select_related("exercise").get(pk=submission_id)
+    (submission,) = claimed
+    submission.exercise = exercise_for_grading(
+        exercise_id=submission.exercise_id, version=submission.exercise_version
+    )
+    return submission
 
 
 @functools.cache
@@ -96,7 +101,9 @@ def _claim_sql(*, one_running_per_user: bool) -> str:
     docs/performance.md). tests/pipeline/test_queue.py checks that it claims exactly the rows
     claimable() selects. Table and columns come from the model, so a rename cannot silently
     miss it; every value is a parameter; SQLite and PostgreSQL both run it as one conditional
-    UPDATE, which keeps the claim race-free like every other transition.
+    UPDATE, which keeps the claim race-free like every other transition. It returns the row it
+    claimed and its exercise's version (``exercise_version``, updated_at as the database gives
+    it), so a worker grading an exercise it holds reads nothing more before the grade.
     """
     quote = connection.ops.quote_name
     table = quote(Submission._meta.db_table)
@@ -118,7 +125,16 @@ def _claim_sql(*, one_running_per_user: bool) -> str:
             f" AND NOT EXISTS (SELECT 1 FROM {table} AS other WHERE other.{user} = {table}.{user}"  # noqa: S608
             f" AND other.{status} = %s AND other.{lease} > %s AND other.{pk} <> {table}.{pk})"
         )
-    return sql
+    exercise = Exercise._meta
+    version = quote(exercise.get_field("updated_at").column)
+    exercise_pk = quote(exercise.pk.column)
+    # Every column by name: SQLite's RETURNING takes no "table.*".
+    columns = ", ".join(quote(f.column) for f in Submission._meta.concrete_fields)
+    returning = (
+        f" RETURNING {columns}, (SELECT {version} FROM {quote(exercise.db_table)}"  # noqa: S608
+        f" WHERE {exercise_pk} = {table}.{col('exercise')}) AS exercise_version"
+    )
+    return sql + returning
 
 
 def submission_lease_renew(*, submission: Submission) -> bool:
