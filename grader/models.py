@@ -179,6 +179,9 @@ class Submission(models.Model):
     FINAL_STATUSES = (Status.PASSED, Status.FAILED, Status.ERROR, Status.INTERNAL_ERROR)
     WAITING_STATUSES = (Status.QUEUED, Status.RUNNING)
     SEED_UNDRAWN = -1  # seeds are drawn from [0, 2**31)
+    # Not stored: the queue position submission_create counted in the transaction that
+    # inserted the row, so the submit's answer needs no second count. None on rows read back.
+    queue_position_at_insert: int | None = None
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"

@@ -65,6 +65,8 @@ def submission_queue_position(*, submission: Submission) -> int | None:
     submission published later with a lower priority can still pass this one."""
     if submission.status != Submission.Status.QUEUED or submission.queued_at is None:
         return None
+    if submission.queue_position_at_insert is not None:
+        return submission.queue_position_at_insert
     ahead = Submission.objects.filter(
         queued_ahead_of(priority=submission.priority, queued_at=submission.queued_at)
     ).count()

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from common.ratelimit import rate_limit_hit
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
 from grader.publish import GRADE_SUBMISSION, task_publish
+from grader.selectors.submissions import queued_ahead_of
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -109,7 +110,8 @@ def submission_create(
         if sum(status in Submission.WAITING_STATUSES for _, status, _, _ in mine) >= cap:
             raise SubmissionRejected(MSG_TOO_MANY_QUEUED.format(n=cap), status_code=429)
         priority = _priority_of(mine, now=now) if settings.GRADER_FAIR_SHARE_PRIORITIES else None
-        if Submission.objects.waiting().count() >= settings.GRADER_MAX_QUEUED_TOTAL:
+        waiting, ahead = _waiting_and_ahead(priority=priority or 0, now=now)
+        if waiting >= settings.GRADER_MAX_QUEUED_TOTAL:
             raise SubmissionRejected(MSG_QUEUE_FULL, status_code=429)
         submission = Submission.objects.create(
             user=user,
@@ -125,6 +127,7 @@ def submission_create(
             # Stored with the row (the queue position counts in the broker's order).
             priority=priority or 0,
         )
+        submission.queue_position_at_insert = ahead + 1
         # Publish only once the row is committed: a worker must never receive an id it can't
         # read. If the publish fails (Redis down), the sweeper finds the row still queued.
         submission_id = submission.pk
@@ -132,6 +135,18 @@ def submission_create(
             lambda: submission_enqueue(submission_id=submission_id, priority=priority)
         )
     return submission
+
+
+def _waiting_and_ahead(*, priority: int, now: datetime) -> tuple[int, int]:
+    """The waiting rows (the queue cap's count) and the queued ones a new row of ``priority``
+    goes behind (selectors.submissions.queued_ahead_of), in one statement."""
+    ahead = queued_ahead_of(priority=priority, queued_at=now)
+    counts = (
+        Submission.objects.waiting()
+        .order_by()
+        .aggregate(waiting=Count("pk"), ahead=Count("pk", filter=ahead))
+    )
+    return counts["waiting"], counts["ahead"]
 
 
 # --- Fair share: the grade task's priority --------------------------------------------------

@@ -48,9 +48,7 @@ def test_global_queue_cap(user, exercise) -> None:  # type: ignore[no-untyped-de
 
 
 @pytest.mark.parametrize("own_waiting", [0, 1, 3])
-def test_a_new_submission_queues_behind_lower_priorities_and_earlier_rows(
-    user, exercise, own_waiting
-) -> None:  # type: ignore[no-untyped-def]
+def test_the_queue_position_counted_at_insert_is_the_selectors(user, exercise, own_waiting) -> None:  # type: ignore[no-untyped-def]
     from grader.selectors.submissions import submission_queue_position
 
     other = student_create(username="erin")
@@ -68,11 +66,11 @@ def test_a_new_submission_queues_behind_lower_priorities_and_earlier_rows(
     for _ in range(own_waiting):  # each puts the new one a step further back (fair share)
         make(user, exercise, priority=0, queued_at=past)
     s = submitting.submission_create(user=user, exercise=exercise, code="def attention(): pass")
+    assert s.queue_position_at_insert is not None
     assert s.priority == min(own_waiting, 9)
-    # Ahead: the other's queued rows of a lower priority or of its own and earlier (all of
-    # them are earlier), and the user's own waiting rows (priority 0, earlier).
-    ahead = sum(p <= s.priority for p in (0, 1, 2, 5)) + own_waiting
-    assert submission_queue_position(submission=s) == ahead + 1
+    read_back = Submission.objects.get(pk=s.pk)
+    assert read_back.queue_position_at_insert is None  # not stored: counted afresh
+    assert s.queue_position_at_insert == submission_queue_position(submission=read_back)
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
