@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, transaction
-from django.db.models import Count, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from common.ratelimit import rate_limit_hit
@@ -139,14 +139,13 @@ def submission_create(
 
 def _waiting_and_ahead(*, priority: int, now: datetime) -> tuple[int, int]:
     """The waiting rows (the queue cap's count) and the queued ones a new row of ``priority``
-    goes behind (selectors.submissions.queued_ahead_of), in one statement."""
-    ahead = queued_ahead_of(priority=priority, queued_at=now)
-    counts = (
-        Submission.objects.waiting()
-        .order_by()
-        .aggregate(waiting=Count("pk"), ahead=Count("pk", filter=ahead))
-    )
-    return counts["waiting"], counts["ahead"]
+    goes behind (selectors.submissions.queued_ahead_of). The rows ahead are waiting rows, so
+    an empty queue (a submit at idle, the common case) needs no second count."""
+    waiting = Submission.objects.waiting().count()
+    if not waiting:
+        return 0, 0
+    ahead = Submission.objects.filter(queued_ahead_of(priority=priority, queued_at=now)).count()
+    return waiting, ahead
 
 
 # --- Fair share: the grade task's priority --------------------------------------------------

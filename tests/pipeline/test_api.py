@@ -210,9 +210,10 @@ def test_a_submit_costs_its_few_statements_and_writes_only_the_new_row(
     # The busiest write path (bench/pipeline.py's burst), the publish after the commit
     # included: the exercise; the user's lock (PostgreSQL; SQLite's IMMEDIATE transaction is
     # the lock there); their recent rows (the queue cap and the fair-share priority in one
-    # read); one count for the total cap and the new row's queue position, which the reply
-    # reuses; the INSERT, priority included, so no UPDATE after it (the grade rate is kept 2 s).
-    # Force-authenticated: a token's lookup is one more. It replaces a test that allowed 9.
+    # read); one count for the total cap and, the queue holding ann's first submission, one
+    # for the new row's queue position, which the reply reuses; the INSERT, priority included,
+    # so no UPDATE after it (the grade rate is kept 2 s). Into an empty queue, the second count
+    # is skipped. Force-authenticated: a token's lookup is one more.
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -228,4 +229,24 @@ def test_a_submit_costs_its_few_statements_and_writes_only_the_new_row(
     statements = [q["sql"] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
     writes = [s.split()[0].upper() for s in statements if s.split()[0].upper() != "SELECT"]
     assert writes == ["INSERT"], statements
-    assert len(statements) == (5 if connection.features.has_select_for_update else 4), statements
+    assert len(statements) == (6 if connection.features.has_select_for_update else 5), statements
+
+
+def test_a_submit_into_an_empty_queue_counts_the_queue_once(
+    monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    # Nobody waits, so nobody is ahead: the position needs no count of its own.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    monkeypatch.setattr(services, "task_publish", lambda **kw: True)
+    c = client_for("ann")
+    with (
+        CaptureQueriesContext(connection) as queries,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        response = post(c, {"exercise": "stable-softmax", "code": "def softmax(x, axis=-1): 1"})
+    assert response.status_code == 201
+    assert response.json()["queue_position"] == 1
+    counts = [q["sql"] for q in queries if q["sql"].startswith("SELECT COUNT")]
+    assert len(counts) == 1, counts
