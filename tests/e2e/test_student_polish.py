@@ -14,8 +14,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
-from grader.engine.sandbox.messages import MSG_CPU_LIMIT, MSG_IMPORT_ERROR
+from grader.engine.sandbox.messages import CPU_TIME, MSG_CPU_LIMIT, MSG_IMPORT_ERROR
 from grader.models import Exercise, ExerciseCheck, Submission
+from grader.selectors.exercises import exercise_limits, exercise_limits_text
 from tests.e2e.flows import ATTENTION_EXERCISE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -183,3 +184,26 @@ def test_every_control_of_an_exercise_page_has_a_name(
         ".filter((id, i, all) => all.indexOf(id) !== i)"
     )
     assert not ids, f"duplicate ids: {ids}"
+
+
+def test_the_page_and_a_timeout_state_the_same_limits(
+    logged_in_page: Callable[..., Page], student, screenshot: Callable[..., object]
+) -> None:
+    # The statement's limits line and a time-out's reason come from the exercise's Limits, in
+    # the same words: the page never says 5 s where the message says another figure.
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    limits = exercise_limits(exercise=exercise)
+    cpu = CPU_TIME.format(seconds=limits.cpu_seconds)
+    _submission(
+        student,
+        status=Submission.Status.ERROR,
+        message=MSG_CPU_LIMIT.format(seconds=limits.cpu_seconds),
+    )
+    page = logged_in_page(student, PASSWORD)
+    page.goto(ATTENTION_EXERCISE)
+    stated = page.get_by_text(f"Limits: {exercise_limits_text(exercise=exercise)}.")
+    expect(stated).to_be_visible()
+    expect(stated).to_contain_text(cpu)
+    page.goto("/exercises/scaled-dot-product-attention/history/")
+    expect(page.locator(".history-reason").first).to_contain_text(cpu)
+    screenshot(page, "limits-stated-once")
