@@ -28,11 +28,13 @@ from questions.assessment.specs import (
     NEGATED,
     REFUTED,
     STUFFING,
+    VIA_OVERLAP,
     CheckResult,
     Evidence,
     KeyPointSpec,
     TextAssessment,
     WrongAnswerSpec,
+    via_of,
 )
 
 # User-facing messages. Tests assert on these constants, so change them here only.
@@ -269,10 +271,18 @@ def _wrong_answer_evidence(
         # One claim per sentence: once any hit of it is denied or reported, so is the rest
         # ("dividing by d_k would over-shrink: variance 1/d_k" refutes both hits).
         refuted = REFUTED if REFUTED in stances else None
-        for (_, _, matched, _, _), stance in zip(hits, stances, strict=True):
+        for (_, _, matched, _, line), stance in zip(hits, stances, strict=True):
             stance = refuted or stance
             evidence.append(
-                Evidence(wrong.slug, matched, stance != ASSERTED, sentence.text, stance)
+                Evidence(
+                    wrong.slug,
+                    matched,
+                    stance != ASSERTED,
+                    sentence.text,
+                    stance,
+                    rule=line,
+                    via=via_of(line),
+                )
             )
     return evidence
 
@@ -318,7 +328,15 @@ def _nearest(
             share_best = (share, wrong.slug)
     if share_best is not None:
         evidence.append(
-            Evidence(share_best[1], normalised.strip(), False, normalised.strip(), ASSERTED)
+            Evidence(
+                share_best[1],
+                normalised.strip(),
+                False,
+                normalised.strip(),
+                ASSERTED,
+                rule=next(w.statement for w in wrong_answers if w.slug == share_best[1]),
+                via=VIA_OVERLAP,
+            )
         )
     return (share_best[1] if share_best else None), evidence
 
@@ -374,7 +392,7 @@ def assess_text(
             # cost time on long answers (a 4000-character answer stays within budget).
             if hit:
                 break
-            for start, _, matched, negated, _ in _pattern_hits(sentence, point.patterns):
+            for start, _, matched, negated, line in _pattern_hits(sentence, point.patterns):
                 if start >= 0 and _supposed(sentence.text, start):
                     continue
                 evidence.append(
@@ -384,6 +402,8 @@ def assess_text(
                         negated,
                         sentence.text,
                         NEGATED if negated else ASSERTED,
+                        rule=line,
+                        via=via_of(line),
                     )
                 )
                 hit = hit or not negated

@@ -11,6 +11,17 @@ NEGATED = "negated"
 REFUTED = "refuted"
 STUFFING = "stuffing"
 
+# Kinds of rule, as recorded in Evidence.via.
+VIA_PATTERN = "pattern"
+VIA_CONCEPT = "concept"
+VIA_OVERLAP = "overlap"
+VIA_MEANING = "meaning"
+
+
+def via_of(line: str) -> str:
+    """The kind of an authored pattern line."""
+    return VIA_CONCEPT if line.strip().startswith("~") else VIA_PATTERN
+
 
 @dataclass(frozen=True)
 class KeyPointSpec:
@@ -36,6 +47,11 @@ class Evidence:
     negated: bool
     sentence: str = ""
     stance: str = ""
+    # Which authored rule made the decision, so an author can find a false credit without
+    # reading every line: the pattern or concept line verbatim, the statement or example
+    # answer it resembled; `via` says which kind of rule that is (one of the VIA_* names).
+    rule: str = ""
+    via: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -44,6 +60,8 @@ class Evidence:
             "negated": self.negated,
             "sentence": self.sentence,
             "stance": self.stance,
+            "rule": self.rule,
+            "via": self.via,
         }
 
 
