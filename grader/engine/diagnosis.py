@@ -273,6 +273,9 @@ def diagnose(
     if k.other_axes is not None and _softmax_other_axis(k, seen, refs):
         codes.add("softmax-wrong-axis")
 
+    if k.rules is not None:
+        codes |= k.rules(bases, refs, students, set(codes))
+
     impls = [impl for impl in k.wrong_implementations if BATCH not in impl.tags]
     for impl in impls:
         if impl.code not in codes and _matches(impl, bases, refs, students, decimals):
