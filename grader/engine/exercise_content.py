@@ -1,9 +1,8 @@
 """The built-in exercises: contracts, starter code, reference solutions and checks.
 
-No Django imports. The seed migrations (0002; 0011 for the softmax backward) load
-these rows; tests check that the statements
-name every check an exercise uses and that each reference solution passes its own checks.
-The slugs and signatures are a contract other tools rely on.
+No Django imports. The seed migrations (0002; 0011 for the softmax backward) load these rows;
+tests check that the statements name every check an exercise uses and that each reference
+solution passes its own checks. The slugs and signatures are a contract other tools rely on.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ example, so the page never quotes a number the code does not produce; tests/grad
 test_misconception_figures.py recomputes each quoted number independently.
 """
 
-# ruff: noqa: RUF001 - the figures write × and − as math
+# ruff: noqa: RUF001, RUF003 - the figures write × and − as math
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ function of its kind's module (``engine.kinds``) and, through ``source``, a stud
 for the golden suite and the admin's Validate action.
 """
 
-# ruff: noqa: RUF001 - the explanations write × and − as math
+# ruff: noqa: RUF001, RUF003 - the explanations write × and − as math
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ captions (``PICTURES``), and the builders of the pictures' data (``example_dict`
 dict the result page reads (its format is there); nothing here asks the registry.
 """
 
-# ruff: noqa: RUF001 - the captions write − as math
+# ruff: noqa: RUF001, RUF003 - the captions write − as math
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """The exercise kinds, registered in one place. No Django imports.
 
 One module per kind (``attention``, ``multi_head``, ``softmax``, ``softmax_backward``), each
-ending with its ``KIND``
-(a ``base.Kind``). Adding a kind is one module plus its content, registered in ``KINDS`` below;
-grader/README.md says how.
+ending with its ``KIND`` (a ``base.Kind``). Adding a kind is one module plus its content,
+registered in ``KINDS`` below; grader/README.md says how.
 """
 
 from __future__ import annotations
