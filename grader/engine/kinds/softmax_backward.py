@@ -49,6 +49,7 @@ from grader.engine.kinds.softmax_backward_mistakes import (
     backward_sign_flipped,
     backward_softmax_again,
     backward_sum_axis_0,
+    backward_sum_axis_1,
     backward_sum_whole,
     backward_two_dims_only,
 )
@@ -92,6 +93,7 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     _wrong("backward-diagonal-only", backward_diagonal_only),
     _wrong("backward-sign-flipped", backward_sign_flipped),
     _wrong("backward-wrong-axis", backward_sum_axis_0),
+    _wrong("backward-wrong-axis", backward_sum_axis_1),
     _wrong("backward-wrong-axis", backward_sum_whole),
     _wrong("backward-wrong-axis", backward_missing_keepdims),
     # The Jacobian is symmetric, so J^T g = J g: the order of the product is never the mistake.

@@ -24,6 +24,10 @@ def backward_sum_axis_0(p, g):
     return p * (g - np.sum(g * p, axis=0, keepdims=True))  # down the columns
 
 
+def backward_sum_axis_1(p, g):
+    return p * (g - np.sum(g * p, axis=1, keepdims=True))  # the rows of a matrix, always
+
+
 def backward_sum_whole(p, g):
     return p * (g - np.sum(g * p))  # one sum over every row at once
 
