@@ -460,8 +460,9 @@ def _backward_softmax_again() -> Figure:
     )
 
 
-# The explainer's toy row ("The cat sat on the", scores as printed there).
-TOY_SCORES = np.array([0.8, 1.7, 0.5, 0.1, 0.2])
+# The explainer's toy row ("The cat sat on the"): the two-decimal scores of its saturation
+# figure, which round to the 0.8, 1.7, 0.5, 0.1, 0.2 it prints.
+TOY_SCORES = np.array([0.75, 1.74, 0.5, 0.06, 0.16])
 
 
 def largest_jacobian_entry(scale: float, clip: float = 0.0) -> float:
@@ -473,10 +474,11 @@ def largest_jacobian_entry(scale: float, clip: float = 0.0) -> float:
 
 def _backward_vanishing_hidden() -> Figure:
     return Figure(
-        "The explainer's toy row, scores [0.8, 1.7, 0.5, 0.1, 0.2] times a factor: the "
+        "The explainer's toy row, scores [0.75, 1.74, 0.5, 0.06, 0.16] times a factor: the "
         "largest entry of the softmax's Jacobian.",
         (
             ("at ×1", f"{largest_jacobian_entry(1):.3f}"),
+            ("at ×4", f"{largest_jacobian_entry(4):.3f}"),
             ("at ×10", f"{largest_jacobian_entry(10):.1e}"),
             ("at ×80", f"{largest_jacobian_entry(80):.1e}"),
             ("at ×80, p clipped to [1e-7, 1 − 1e-7]", f"{largest_jacobian_entry(80, 1e-7):.1e}"),

@@ -71,8 +71,8 @@ PICTURES: dict[str, dict[str, str]] = {
     },
     "backward-vanishing-hidden": {
         "picture": "vanishing",
-        "caption": "The reference's largest gradient entry falls by thirty orders of magnitude "
-        "as the scores grow; yours stops falling where it was clipped or floored.",
+        "caption": "The reference's largest gradient entry falls by more than thirty orders of "
+        "magnitude as the scores grow; yours stops falling where it was clipped or floored.",
     },
     "backward-diagonal-only": {
         "picture": "example",

@@ -214,8 +214,10 @@ ARGUMENTS: tuple[ArgSpec, ...] = (
 
 # The worked example's scores after the division by sqrt(d_k) = 2 (the question page's step 2).
 _WORKED_SCORES = (WORKED_Q @ WORKED_K.T) / 2.0
-# The explainer's toy row (the last "the" of "The cat sat on the", scores as printed).
-TOY_SCORES = np.array([0.8, 1.7, 0.5, 0.1, 0.2])
+# The explainer's toy row: the last "the" of "The cat sat on the" against the five tokens, the
+# two-decimal scores of its saturation figure (static/explorables/compute.mjs), which round to
+# the printed 0.8, 1.7, 0.5, 0.1, 0.2 and give its numbers: 0.250, 0.027 and 5.4e-5.
+TOY_SCORES = np.array([0.75, 1.74, 0.5, 0.06, 0.16])
 TOY_TOKENS = ("The", "cat", "sat", "on", "the")
 
 
@@ -245,7 +247,7 @@ def visible_examples() -> list[TrialCase]:
         TrialCase(
             "saturated",
             "The explainer's toy row at ×1, ×4 and ×10",
-            "Scores [0.8, 1.7, 0.5, 0.1, 0.2] multiplied by 1, 4 and 10, then softmax: the "
+            "Scores [0.75, 1.74, 0.5, 0.06, 0.16] multiplied by 1, 4 and 10, then softmax: the "
             "sharper the weights, the smaller the gradient that gets back.",
             ("p", "g"),
             (toy, np.tile([1.0, -1.0, 0.5, 0.0, 0.25], (3, 1))),
@@ -337,11 +339,11 @@ def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
             errors.append(f"×{scale:g}: your output has NaN or infinite entries.")
     vanishing = {
         "title": "The largest gradient entry as the scores grow",
-        "note": "The explainer's toy row, scores [0.8, 1.7, 0.5, 0.1, 0.2] multiplied by each "
+        "note": "The explainer's toy row, scores [0.75, 1.74, 0.5, 0.06, 0.16] multiplied by each "
         "factor; your function called with g = each one-hot vector in turn (so its output is "
         "the whole Jacobian), and its largest entry in absolute value. A saturated softmax "
-        "passes almost no gradient back: the reference falls by thirty orders of magnitude, "
-        "and a faithful gradient falls with it.",
+        "passes almost no gradient back: the reference falls by more than thirty orders of "
+        "magnitude, and a faithful gradient falls with it.",
         "scales": list(PLOT_SCALES),
         "student": student_curve,
         "reference": reference_curve,
