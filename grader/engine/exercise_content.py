@@ -180,7 +180,7 @@ row's $J$ is symmetric, so $J^\top g = J g$.
 3. **The vanishing gradient**: p from scores of standard deviation 16, 32 and 64; every entry
    must match the reference's to a relative 1e-6, down to 1e-300 (a row's largest weight may
    differ by the sum of the others' entries, which float64 cannot resolve next to 1).
-4. **Stability**: p saturated by scores of magnitude 1e3 and 1e4 (exact 0s and 1s) must give
+4. **Stability**: p saturated by scores of magnitude 1e3 and 1e4 (exact zeros and ones) must give
    finite, correct gradients; float32 inputs too.
 5. **No mutation** of `p` or `g`.
 
