@@ -44,6 +44,7 @@ class Exercise(models.Model):
         ATTENTION = "attention", "Scaled dot-product attention"
         MULTI_HEAD = "multi-head-attention", "Multi-head attention"
         SOFTMAX = "softmax", "Softmax"
+        SOFTMAX_BACKWARD = "softmax_backward", "Softmax backward"
 
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)

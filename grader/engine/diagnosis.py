@@ -94,6 +94,8 @@ _NP_DOT = re.compile(r"\bdot\(")
 # Idioms of 2-D code in the line that raised: a column vector made by reshape or indexing.
 _TWO_D_IDIOM = re.compile(r"reshape\(\s*-1\s*,\s*1\s*\)|\[\s*:\s*,\s*(None|np\.newaxis)\s*\]")
 _AXIS_ERROR = "out of bounds for array of dimension"
+# The codes of a reduction along a fixed or wrong axis (the softmax's, its backward pass's sum).
+WRONG_AXIS_CODES = frozenset({"softmax-wrong-axis", "backward-wrong-axis"})
 _OVERFLOW = "OverflowError"
 
 
@@ -272,6 +274,9 @@ def diagnose(
         codes.add("hardcoded-scale")
     if k.other_axes is not None and _softmax_other_axis(k, seen, refs):
         codes.add("softmax-wrong-axis")
+
+    if k.rules is not None:
+        codes |= k.rules(bases, refs, students, set(codes))
 
     impls = [impl for impl in k.wrong_implementations if BATCH not in impl.tags]
     for impl in impls:
@@ -517,7 +522,7 @@ def _batch_codes(
         plain = [i for i, p in enumerate(probes) if PLAIN in p.tags]
         if any(isinstance(outcomes[i], np.ndarray) for i in plain):
             texts = [results[i].error or "" for i in plain if outcomes[i] is RAISED]
-            if "softmax-wrong-axis" in codes:
+            if codes & WRONG_AXIS_CODES:
                 # A hard-coded axis=1 raises on 1-D input: the wrong axis says it already.
                 texts = [t for t in texts if _AXIS_ERROR not in t]
             # Only a recognised cause: a softmax that raises on some shapes for another reason
@@ -595,9 +600,10 @@ def _batch_codes(
 def _right_up_to_a_rank(
     kind: Kind, probes: Sequence[DiagnosticProbe], outcomes: Sequence[Outcome], plain: list[int]
 ) -> bool:
-    """Right on every plain input up to some number of dimensions and raising on every one
-    above it, whatever the exception says: a max or sum shaped for a matrix (by np.tile, .T
-    or a missing keepdims) that cannot broadcast in 3-D is code for vectors and matrices."""
+    """Right on every plain input of some numbers of dimensions and raising on every input of
+    the others, whatever the exception says: a max or sum shaped for a matrix (by np.tile, .T
+    or a missing keepdims) that cannot broadcast in 3-D is code for vectors and matrices, and
+    a loop over rows with np.diag and np.outer is code for matrices only."""
     right, raised = set(), set()
     for i in plain:
         ndim = np.ndim(probes[i].call.args[0])
@@ -608,7 +614,9 @@ def _right_up_to_a_rank(
             if not _same(outcomes[i], ref, MATCH_RTOL, MATCH_ATOL):
                 return False
             right.add(ndim)
-    return bool(right and raised) and max(right) < min(raised)
+    # Code for matrices only (a loop over rows with np.diag and np.outer) is right in 2-D and
+    # raises in 1-D and 3-D: every number of dimensions is either all right or all raised.
+    return bool(right and raised) and right.isdisjoint(raised)
 
 
 def _only_the_broadcast_mask_fails(

@@ -1,8 +1,8 @@
-"""The three built-in exercises: contracts, starter code, reference solutions and checks.
+"""The built-in exercises: contracts, starter code, reference solutions and checks.
 
-No Django imports. The seed migration (0002) loads these rows; tests check that the statements
-name every check an exercise uses and that each reference solution passes its own checks.
-The slugs and signatures are a contract other tools rely on.
+No Django imports. The seed migrations (0002; 0011 for the softmax backward) load these rows;
+tests check that the statements name every check an exercise uses and that each reference
+solution passes its own checks. The slugs and signatures are a contract other tools rely on.
 """
 
 from __future__ import annotations
@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from grader.engine.kinds import REFERENCE_SOURCES
-from grader.engine.reference import KIND_ATTENTION, KIND_MULTI_HEAD, KIND_SOFTMAX
+from grader.engine.reference import (
+    KIND_ATTENTION,
+    KIND_MULTI_HEAD,
+    KIND_SOFTMAX,
+    KIND_SOFTMAX_BACKWARD,
+)
 
 QUESTION_SLUG = "why-divide-before-softmax"
 
@@ -144,6 +149,58 @@ def softmax(x, axis=-1):
 '''
 
 
+BACKWARD_STATEMENT = r"""
+Write `softmax_backward(p, g)` in numpy: the backward pass of a softmax taken along the last
+axis. Given its output $p = \operatorname{softmax}(s)$ and the upstream gradient
+$g = \partial L / \partial p$, return the gradient with respect to the scores,
+
+$$\frac{\partial L}{\partial s} = J^\top g = p \odot \Big(g - \sum_j g_j\, p_j\Big),
+\qquad J_{ij} = \frac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j).$$
+
+The sum runs over the last axis and is kept for broadcasting:
+`p * (g - np.sum(g * p, axis=-1, keepdims=True))`. You may build the Jacobian instead; each
+row's $J$ is symmetric, so $J^\top g = J g$.
+
+### Contract
+
+- `p` is a float64 array of shape `(..., n)`: any number of leading batch axes (none
+  included), non-negative, each slice along the last axis summing to 1. It may be saturated:
+  entries of exactly 0 and 1, or as small as 1e-30.
+- `g` is a float array of the same shape.
+- Return a float array of that shape. Leave `p` and `g` unchanged.
+- Return the gradient as it is, however small: a saturated softmax passes almost no gradient
+  back (the explainer's Jacobian figure), and that is what the function must show. Do not clip
+  `p`, add an epsilon, or set small values to 0.
+
+### What the hidden checks test
+
+1. **Values**: 1-D, 2-D (square and not) and 3-D inputs, within a relative tolerance of 1e-6
+   and an absolute tolerance of 1e-9 (float64 arithmetic).
+2. **Batch axes**: one to three leading batch axes.
+3. **The vanishing gradient**: p from scores of standard deviation 16, 32 and 64; every entry
+   must match the reference's to a relative 1e-6, down to 1e-300 (a row's largest weight may
+   differ by the sum of the others' entries, which float64 cannot resolve next to 1).
+4. **Stability**: p saturated by scores of magnitude 1e3 and 1e4 (exact zeros and ones) must give
+   finite, correct gradients; float32 inputs too.
+5. **No mutation** of `p` or `g`.
+
+NaN or infinity in an output, or a result that is not a numeric array, fails the check.
+"""
+
+BACKWARD_STARTER = '''import numpy as np
+
+
+def softmax_backward(p, g):
+    """Gradient of softmax (last axis) with respect to its scores.
+
+    p: (..., n), the softmax's output (each row sums to 1).
+    g: (..., n), the gradient of the loss with respect to p.
+    Returns (..., n).
+    """
+    raise NotImplementedError("write softmax_backward here")
+'''
+
+
 def _check(name: str, weight: float, label: str = "", **params: Any) -> dict[str, Any]:
     return {"name": name, "weight": weight, "label": label, "params": params}
 
@@ -200,6 +257,23 @@ EXERCISES: tuple[dict[str, Any], ...] = (
             _check("softmax-axis", 2),
             _check("stability", 2),
             _check("weights-normalized", 1),
+            _check("no-mutation", 1),
+        ),
+    },
+    {
+        "slug": "softmax-backward",
+        "title": "Softmax backward",
+        "kind": KIND_SOFTMAX_BACKWARD,
+        "entry_point": "softmax_backward",
+        "statement": BACKWARD_STATEMENT.strip() + "\n",
+        "starter_code": BACKWARD_STARTER,
+        "reference_solution": REFERENCE_SOURCES[KIND_SOFTMAX_BACKWARD],
+        "order": 4,
+        "checks": (
+            _check("backward-values", 3),
+            _check("backward-batch-axes", 2),
+            _check("backward-vanishing", 2),
+            _check("stability", 1),
             _check("no-mutation", 1),
         ),
     },

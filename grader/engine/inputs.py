@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from grader.engine import reference
 from grader.engine.executors.base import Call
 
 # The worked example of the question's seed (3 tokens, d_k = 4), public on the question page.
@@ -77,3 +78,24 @@ def softmax_call(x: np.ndarray, axis: int | None = None, *, return_inputs: bool 
     # Without an axis the student's default (-1) is what is tested.
     args: tuple = (x,) if axis is None else (x, int(axis))
     return Call(args=args, return_inputs=return_inputs)
+
+
+def softmax_backward_call(p: np.ndarray, g: np.ndarray, *, return_inputs: bool = False) -> Call:
+    return Call(args=(p, g), return_inputs=return_inputs)
+
+
+def softmax_backward_inputs(
+    rng: np.random.Generator, shape: tuple[int, ...], scale: float = 3.0, dtype: type = np.float64
+) -> tuple[np.ndarray, np.ndarray]:
+    """p = softmax of scores of std ``scale`` along the last axis, and a unit-variance g."""
+    p = reference.softmax(unit(rng, shape) * scale)
+    return p.astype(dtype), unit(rng, shape).astype(dtype)
+
+
+def saturated_scores(rng: np.random.Generator, shape: tuple[int, ...], bump: float) -> np.ndarray:
+    """Scores of std 2 with one entry of each row raised by ``bump``: its softmax is nearly
+    one-hot, the others' weights about exp(-bump)."""
+    scores = unit(rng, shape) * 2.0
+    flat = scores.reshape(-1, shape[-1])
+    flat[np.arange(flat.shape[0]), rng.integers(0, shape[-1], size=flat.shape[0])] += bump
+    return flat.reshape(shape)

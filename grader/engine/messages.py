@@ -69,6 +69,14 @@ MASK_LEAK = (
     "key is {leak:.3g}."
 )
 
+# The softmax's backward pass at large scores: the gradient must vanish as the reference's does.
+BACKWARD_VANISHING_LABEL = "A saturated softmax's vanishing gradient (scores of std {scales})"
+BACKWARD_VANISHING = (
+    "On {what}, the gradient must vanish as it really does: an entry whose value is {expected:.3g} "
+    "came back as {got:.3g} (allowed: a relative error of {rtol:g}). A saturated softmax passes "
+    "almost no gradient back; do not clip p, add an epsilon or set small values to 0."
+)
+
 # Inputs.
 MUTATED = "Your function changed its input {arg} in place; it must leave its inputs unchanged."
 MUTATED_SHAPE = "Your function changed the shape of its input {arg}."

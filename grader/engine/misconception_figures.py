@@ -5,6 +5,8 @@ example, so the page never quotes a number the code does not produce; tests/grad
 test_misconception_figures.py recomputes each quoted number independently.
 """
 
+# ruff: noqa: RUF001, RUF003 - the figures write × and − as math
+
 from __future__ import annotations
 
 import math
@@ -369,6 +371,121 @@ def _missing_output_projection() -> Figure:
     )
 
 
+def backward(p: np.ndarray, g: np.ndarray) -> np.ndarray:
+    return p * (g - np.sum(g * p, axis=-1, keepdims=True))
+
+
+def _numbers(a: np.ndarray, digits: int = 3) -> str:
+    return ", ".join(f"{x:.{digits}f}" for x in np.ravel(a)) if a.size else ""
+
+
+# Raising every score by the same amount changes no weight: with g = ones the gradient is 0.
+_ONES = np.ones(3)
+
+
+def _backward_diagonal_only() -> Figure:
+    p = softmax(ROW)
+    return Figure(
+        "p = softmax([1.0, 0.0, 0.5]) and g = [1, 1, 1] (every score raised alike).",
+        (
+            ("p", _numbers(p)),
+            ("p * (g − Σ g·p) (right)", _numbers(np.abs(backward(p, _ONES)))),
+            ("g * p * (1 − p), the diagonal only", _numbers(_ONES * p * (1 - p))),
+        ),
+    )
+
+
+def _backward_sign_flipped() -> Figure:
+    p = softmax(ROW)
+    flipped = p * (_ONES + np.sum(_ONES * p))
+    return Figure(
+        "p = softmax([1.0, 0.0, 0.5]) and g = [1, 1, 1] (every score raised alike).",
+        (
+            ("p * (g − Σ g·p) (right)", _numbers(np.abs(backward(p, _ONES)))),
+            ("p * (g + Σ g·p)", _numbers(flipped)),
+            ("its sum (the right one sums to 0)", f"{flipped.sum():.3f}"),
+        ),
+    )
+
+
+_BACKWARD_G = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+
+def _backward_wrong_axis() -> Figure:
+    p = softmax(_GRID)
+    columns = p * (_BACKWARD_G - np.sum(_BACKWARD_G * p, axis=0, keepdims=True))
+    return Figure(
+        "Two softmax rows, p = softmax([[1, 0, 0.5], [0, 1, 0.5]]), g picks key 1, then key 2.",
+        (
+            (
+                "row sums of the gradient, Σ along axis=-1 (right)",
+                _numbers(np.abs(backward(p, _BACKWARD_G).sum(-1))),
+            ),
+            ("row sums, Σ along axis=0", _numbers(columns.sum(-1))),
+        ),
+    )
+
+
+def _backward_jacobian_batch() -> Figure:
+    p = softmax(_GRID)
+    J = p[..., :, None] * (np.eye(3) - p[..., None, :])
+    try:
+        J.T @ _BACKWARD_G[..., None]
+        transposed = "runs"
+    except ValueError as e:
+        transposed = type(e).__name__  # (3, 3, 2) @ (2, 3, 1): the batch axes do not match
+    symmetric = bool(np.allclose(J, np.swapaxes(J, -1, -2)))
+    return Figure(
+        "p of shape (2, 3): one Jacobian per row, stacked as J of shape (2, 3, 3).",
+        (
+            ("each row's J equals its transpose", "yes" if symmetric else "no"),
+            ("J.T", str(J.T.shape)),
+            ("J.T @ g[..., None]", transposed),
+            (
+                "np.einsum('...ij,...j->...i', J, g) (right)",
+                str(np.einsum("...ij,...j->...i", J, _BACKWARD_G).shape),
+            ),
+        ),
+    )
+
+
+def _backward_softmax_again() -> Figure:
+    p = softmax(ROW)
+    return Figure(
+        "Scores [1.0, 0.0, 0.5]: their softmax p, and the softmax of p.",
+        (
+            ("p = softmax(scores)", _numbers(p)),
+            ("softmax(p)", _numbers(softmax(p))),
+        ),
+    )
+
+
+# The explainer's toy row ("The cat sat on the"): the two-decimal scores of its saturation
+# figure, which round to the 0.8, 1.7, 0.5, 0.1, 0.2 it prints.
+TOY_SCORES = np.array([0.75, 1.74, 0.5, 0.06, 0.16])
+
+
+def largest_jacobian_entry(scale: float, clip: float = 0.0) -> float:
+    p = softmax(TOY_SCORES * scale)
+    if clip:
+        p = np.clip(p, clip, 1 - clip)
+    return float(np.max(np.abs(p[:, None] * (np.eye(p.size) - p[None, :]))))
+
+
+def _backward_vanishing_hidden() -> Figure:
+    return Figure(
+        "The explainer's toy row, scores [0.75, 1.74, 0.5, 0.06, 0.16] times a factor: the "
+        "largest entry of the softmax's Jacobian.",
+        (
+            ("at ×1", f"{largest_jacobian_entry(1):.3f}"),
+            ("at ×4", f"{largest_jacobian_entry(4):.3f}"),
+            ("at ×10", f"{largest_jacobian_entry(10):.1e}"),
+            ("at ×80", f"{largest_jacobian_entry(80):.1e}"),
+            ("at ×80, p clipped to [1e-7, 1 − 1e-7]", f"{largest_jacobian_entry(80, 1e-7):.1e}"),
+        ),
+    )
+
+
 def _rounded_output() -> Figure:
     out = softmax(ROW)
     diff = float(np.abs(np.round(out, 4) - out).max())
@@ -461,6 +578,12 @@ _BUILDERS = {
     "weights-transposed": _weights_transposed,
     "missing-projections": _missing_projections,
     "missing-output-projection": _missing_output_projection,
+    "backward-diagonal-only": _backward_diagonal_only,
+    "backward-sign-flipped": _backward_sign_flipped,
+    "backward-wrong-axis": _backward_wrong_axis,
+    "backward-jacobian-batch": _backward_jacobian_batch,
+    "backward-softmax-again": _backward_softmax_again,
+    "backward-vanishing-hidden": _backward_vanishing_hidden,
     "rounded-output": _rounded_output,
     "mutates-input": _mutates_input,
     "wrong-shape": _wrong_shape,

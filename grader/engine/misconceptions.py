@@ -6,6 +6,8 @@ function of its kind's module (``engine.kinds``) and, through ``source``, a stud
 for the golden suite and the admin's Validate action.
 """
 
+# ruff: noqa: RUF001, RUF003 - the explanations write × and − as math
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -178,6 +180,60 @@ _ALL: tuple[Misconception, ...] = (
         "Multi-head: the output projection W_o is missing",
         "After concatenating the heads, multiply by W_o: the heads' outputs are mixed by the "
         "output projection.",
+    ),
+    Misconception(
+        "backward-diagonal-only",
+        "Softmax backward: only the diagonal p(1 − p) is used",
+        "Your gradient is g * p * (1 - p): each score is taken to move its own weight only. But "
+        "every weight shares one denominator, so raising score j also lowers every other "
+        "weight: ∂p_i/∂s_j = p_i(δ_ij − p_j), with −p_i·p_j off the diagonal. Summed against g "
+        "that gives p * (g - sum(g * p, axis=-1, keepdims=True)): subtract the weighted mean of "
+        "g from g, then multiply by p.",
+    ),
+    Misconception(
+        "backward-sign-flipped",
+        "Softmax backward: the outer-product term has the wrong sign",
+        "Your gradient adds the weighted mean of g where it must subtract it: "
+        "p * (g + sum(g * p)). The Jacobian is diag(p) − p pᵀ, so the term from p pᵀ enters "
+        "with a minus: p * (g - sum(g * p, axis=-1, keepdims=True)). A quick test: with g all "
+        "ones, the right gradient is 0 (adding the same number to every score changes no "
+        "weight); yours is 2p.",
+    ),
+    Misconception(
+        "backward-wrong-axis",
+        "Softmax backward: the sum runs over the wrong axis",
+        "The weighted mean of g, sum(g * p), belongs to one softmax: it runs along the last "
+        "axis, the one p is normalised over, and keeps that axis (keepdims=True) so it "
+        "broadcasts back along the row. Summing down the columns (axis=0), over the whole "
+        "array, or without keepdims (so the sums line up with the wrong axis) mixes the rows "
+        "of different softmaxes.",
+    ),
+    Misconception(
+        "backward-jacobian-batch",
+        "Softmax backward: a stacked Jacobian is multiplied across the batch",
+        "A row's Jacobian J = diag(p) − p pᵀ is symmetric, so Jᵀg and Jg are the same: the "
+        "order of the product is not the problem. Stacking one Jacobian per row, (..., n, n), "
+        "and then writing J.T reverses every axis, so one row's Jacobian meets another row's "
+        "g (and any shape but a square one cannot be multiplied at all). Use "
+        "np.einsum('...ij,...j->...i', J, g), or better, skip the n × n matrix: "
+        "p * (g - sum(g * p, axis=-1, keepdims=True)).",
+    ),
+    Misconception(
+        "backward-softmax-again",
+        "Softmax backward: the softmax is applied to p again",
+        "The function is given p, the softmax's output, not the scores. Exponentiating and "
+        "normalising p once more gives a much flatter distribution (every p is between 0 and "
+        "1, so exp(p) varies by less than a factor e) and the gradient of the wrong softmax. "
+        "Use p as it is: p * (g - sum(g * p, axis=-1, keepdims=True)).",
+    ),
+    Misconception(
+        "backward-vanishing-hidden",
+        "Softmax backward: the vanishing gradient is clipped or floored",
+        "Where the softmax is saturated (one weight ≈ 1, the others ≈ 1e-26), the true "
+        "gradient is tiny, and that is the point: a saturated softmax passes almost no "
+        "gradient back, which is why the scores are divided by √d_k. Your function changes "
+        "those tiny values: p clipped to [1e-7, 1 − 1e-7], an epsilon added, or small entries "
+        "set to 0. Return the gradient as computed; float64 holds values down to 1e-308.",
     ),
     Misconception(
         "rounded-output",

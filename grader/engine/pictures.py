@@ -6,6 +6,8 @@ captions (``PICTURES``), and the builders of the pictures' data (``example_dict`
 dict the result page reads (its format is there); nothing here asks the registry.
 """
 
+# ruff: noqa: RUF001, RUF003 - the captions write − as math
+
 from __future__ import annotations
 
 import math
@@ -66,6 +68,21 @@ PICTURES: dict[str, dict[str, str]] = {
         "picture": "example",
         "caption": "Your weights are not divided by their row sums: each query's weights should "
         "sum to 1.",
+    },
+    "backward-vanishing-hidden": {
+        "picture": "vanishing",
+        "caption": "The reference's largest gradient entry falls by more than thirty orders of "
+        "magnitude as the scores grow; yours stops falling where it was clipped or floored.",
+    },
+    "backward-diagonal-only": {
+        "picture": "example",
+        "caption": "Without the −p·pᵀ term your rows do not sum to 0: raising every score by "
+        "the same amount would change the weights, which it never does.",
+    },
+    "backward-sign-flipped": {
+        "picture": "example",
+        "caption": "With the outer-product term added instead of subtracted your rows do not "
+        "sum to 0, as a softmax's gradient always does.",
     },
     "unstable-softmax": {
         "picture": "stability",

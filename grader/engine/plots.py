@@ -28,12 +28,18 @@ The dict (``version`` 1), read by ``templates/explorables/submission_plots.html`
         "error": str | None,
       } | None,
       "stability": {...} | None,         # softmax only: the same heatmap pair at scores ×1000
-      "pictures": {code: {"picture": "saturation"|"row"|"example"|"stability", "caption": str}},
+      "vanishing": {                     # softmax backward only: the largest gradient entry
+        "title": str, "note": str, "scales": [1.0, ..., 80.0], "tokens": [...],
+        "student": [float|None], "reference": [float], "error": str | None,
+      } | None,
+      "pictures": {code: {"picture": "saturation"|"row"|"example"|"stability"|"vanishing",
+                   "caption": str}},
       "diagnosis": [code, ...],          # the codes passed in, if any
       "misconception": code,             # set by the worker (first diagnosis code), optional
     }
 
-Floats are rounded to 4 decimals; NaN and infinities become None (JSON has neither).
+Floats are rounded to 4 decimals (the vanishing curve's to 4 significant digits: it spans
+thirty orders of magnitude); NaN and infinities become None (JSON has neither).
 """
 
 # ruff: noqa: RUF002 - the format of the pictures writes its multiplication sign on purpose
@@ -88,5 +94,6 @@ def plots_from_results(
         return {}
     body = found.plots(results)
     body.setdefault("stability", None)
+    body.setdefault("vanishing", None)
     pictures = {code: dict(PICTURES[code]) for code in sorted(found.pictures)}
     return {"version": 1, "kind": kind, **body, "pictures": pictures, "diagnosis": list(diagnosis)}

@@ -16,8 +16,9 @@ import numpy as np
 KIND_ATTENTION = "attention"
 KIND_MULTI_HEAD = "multi-head-attention"
 KIND_SOFTMAX = "softmax"
+KIND_SOFTMAX_BACKWARD = "softmax_backward"
 # The names every check may judge (the registry, grader.engine.kinds.KINDS, has the same).
-KINDS = (KIND_ATTENTION, KIND_MULTI_HEAD, KIND_SOFTMAX)
+KINDS = (KIND_ATTENTION, KIND_MULTI_HEAD, KIND_SOFTMAX, KIND_SOFTMAX_BACKWARD)
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -27,6 +28,18 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     shifted = x - np.max(x, axis=axis, keepdims=True)
     e = np.exp(shifted)
     return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax_backward(p: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """The gradient with respect to the scores of softmax along the last axis, from its output
+    ``p`` and the upstream gradient ``g``: the vector-Jacobian product
+    p * (g - sum(g * p, axis=-1, keepdims=True)).
+
+    The Jacobian of one row, p_i (delta_ij - p_j), is symmetric, so J^T g = J g; it is never
+    built."""
+    p = np.asarray(p, dtype=np.float64)
+    g = np.asarray(g, dtype=np.float64)
+    return p * (g - np.sum(g * p, axis=-1, keepdims=True))
 
 
 def attention_weights(

@@ -51,6 +51,11 @@ MSG_MASK_EMPTY_ROW = "mask: every query needs at least one allowed key (one row 
 MSG_HEADS = "n_heads must divide d_model (d_model is {d_model}, n_heads is {n_heads})."
 MSG_WEIGHT_SHAPE = "{name} must have shape ({d}, {d}), d_model by d_model (it has {shape})."
 MSG_AXIS = "axis must be from {low} to {high} for an input with {ndim} dimensions."
+MSG_NOT_PROBABILITIES = (
+    "p must be a softmax output: non-negative, each row summing to 1 along the last axis "
+    "(or give a shape, and p is the softmax of random scores)."
+)
+MSG_G_SHAPE = "g must have the shape of p (p has shape {p}, g has shape {g})."
 MSG_OUTPUT_TOO_LARGE = f"The output would have {{n}} entries; at most {MAX_ELEMENTS} are allowed."
 
 

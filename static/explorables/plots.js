@@ -4,7 +4,7 @@
 // A module: it runs once per page; mountAll() skips sections already drawn and runs again
 // after htmx swaps in a new result.
 
-import { chart, fmt, heatmap, lineChart, pct, put, s, sequentialColor, ticks } from "./svg.mjs";
+import { chart, divergingColor, fmt, heatmap, lineChart, pct, put, s, sci, sequentialColor, ticks } from "./svg.mjs";
 
 const STUDENT = "#c2410c";
 const REFERENCE = "#0b5cad";
@@ -13,13 +13,16 @@ function weightsHeatmap(matrix, ex, who) {
   const finite = matrix.flat().filter((v) => v !== null && Number.isFinite(v));
   const max = Math.max(1, ...finite);
   const n = ex.cols.length;
+  // A gradient has signs (each of its rows sums to 0): blue below zero, red above.
+  const signed = [...finite, ...ex.reference.flat()].some((v) => v < 0);
+  const range = Math.max(1e-12, ...[...finite, ...ex.reference.flat()].map(Math.abs));
   return heatmap(matrix, ex.rows, ex.cols, {
-    colorFor: (v) => sequentialColor(Math.max(0, v), max),
-    darkAt: (v) => v / max > 0.55,
+    colorFor: (v) => (signed ? divergingColor(v, range) : sequentialColor(Math.max(0, v), max)),
+    darkAt: (v) => (signed ? Math.abs(v) / range > 0.6 : v / max > 0.55),
     format: (v) => fmt(v, 2),
     cell: n > 8 ? 34 : 46,
     labelWidth: Math.max(34, 8 * Math.max(...ex.rows.map((r) => r.length))),
-    title: `Attention weights of ${who}`,
+    title: `${signed ? "Gradient" : "Attention weights"} of ${who}`,
     desc: matrix.map((row, i) => `${ex.rows[i]}: ${row.map((v) => (v === null ? "not a number" : fmt(v, 3))).join(", ")}`).join("; "),
     cellTitle: (i, j, v) => `${who}, ${ex.rows[i]} → ${ex.cols[j]}: ${v === null ? "not a number" : fmt(v, 4)}`,
   });
@@ -49,6 +52,31 @@ function saturationChart(sat) {
     logX: true,
     xTicks: sat.d_k,
     yFormat: (v) => fmt(v, 2),
+    width: 560,
+    height: 250,
+  });
+}
+
+/** The largest gradient entry against the score scale, on log axes (y as a power of ten). */
+function vanishingChart(van) {
+  const log = (v) => (v === null || !(v > 0) ? null : Math.log10(v));
+  const logs = [...van.reference, ...van.student].map(log).filter((v) => v !== null);
+  const yMin = Math.floor(Math.min(-1, ...logs));
+  const series = [
+    { name: "reference", color: REFERENCE, points: van.scales.map((x, i) => ({ x, y: log(van.reference[i]) })) },
+    { name: "your function", color: STUDENT, dash: "6 3", points: van.scales.map((x, i) => ({ x, y: log(van.student[i]) })) },
+  ];
+  const list = (ys) => van.scales.map((x, i) => `×${x}: ${ys[i] === null ? "none" : sci(ys[i])}`).join(", ");
+  return lineChart(series, {
+    title: "The largest gradient entry as the scores grow, your function and the reference",
+    desc: `Your function: ${list(van.student)}. Reference: ${list(van.reference)}.`,
+    xLabel: "scores × (log scale)",
+    yLabel: "largest |gradient| (power of ten)",
+    yMin,
+    yMax: 0,
+    logX: true,
+    xTicks: van.scales,
+    yFormat: (v) => `1e${Math.round(v)}`,
     width: 560,
     height: 250,
   });
@@ -135,6 +163,7 @@ function mount(root) {
   drawPair(root, plots.example, "student", "reference");
   if (plots.stability) drawPair(root, plots.stability, "stability-student", "stability-reference");
   if (plots.saturation) put(root.querySelector('[data-chart="saturation"]'), saturationChart(plots.saturation));
+  if (plots.vanishing) put(root.querySelector('[data-chart="vanishing"]'), vanishingChart(plots.vanishing));
   drawMisconception(root, plots);
   // The pictures carry their numbers (titles, descriptions); the tables stay one click away.
   for (const d of root.querySelectorAll("details[data-fallback]")) d.open = false;

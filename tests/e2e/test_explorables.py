@@ -247,6 +247,23 @@ def test_submission_plots(page, kind: str, code: str) -> None:
     _shot(section, f"submission-plots-{kind}-{code}")
 
 
+def test_softmax_backward_plots_show_the_gradient_vanish(page) -> None:
+    _open(page, "/xp-plots/softmax_backward/backward-vanishing-hidden/")
+    section = page.locator("[data-submission-plots]")
+    # The worked example's 3 x 3 gradient, signed colours, beside the reference's.
+    assert section.locator('[data-chart="student"] .xp-cell').count() == 9
+    assert (
+        section.locator('[data-chart="reference"] svg title')
+        .first.text_content()
+        .startswith("Gradient of")
+    )
+    # The largest entry against the score scale: the reference's and the clipped student's.
+    assert section.locator('[data-chart="vanishing"] svg polyline').count() == 2
+    box = section.locator("[data-misconception]")
+    assert box.is_visible() and "backward-vanishing-hidden" in box.inner_text()
+    _shot(section, "submission-plots-softmax_backward-vanishing")
+
+
 def test_explainer_page_hosts_the_explorables(page, seed_content: None) -> None:
     """The real page (questions:explainer) with its four figures, once seeded."""
     page.goto("/explainer/")

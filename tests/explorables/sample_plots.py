@@ -14,6 +14,7 @@ import numpy as np
 
 from grader.engine import reference
 from grader.engine.executors.base import CallResult
+from grader.engine.kinds.softmax_backward_mistakes import backward_clips_p, backward_diagonal_only
 from grader.engine.plots import plot_calls, plots_from_results
 
 
@@ -95,6 +96,11 @@ STUDENTS: dict[str, dict[str, Callable[..., Any]]] = {
     "softmax": {
         "correct": lambda x, axis=-1: reference.softmax(x, axis),
         "unstable-softmax": softmax_naive,
+    },
+    "softmax_backward": {
+        "correct": reference.softmax_backward,
+        "backward-vanishing-hidden": backward_clips_p,
+        "backward-diagonal-only": backward_diagonal_only,
     },
 }
 

@@ -67,3 +67,14 @@ def test_submission_plots_of_a_failing_function_explain_why() -> None:
         "explorables/submission_plots.html", {"plots": sample_plots("attention", "error")}
     )
     assert "ValueError: shapes not aligned" in html
+
+
+def test_submission_plots_render_the_vanishing_gradient_without_javascript() -> None:
+    plots = sample_plots("softmax_backward", "backward-vanishing-hidden")
+    html = render_to_string("explorables/submission_plots.html", {"plots": plots})
+    assert 'data-section="vanishing"' in html and 'data-chart="vanishing"' in html
+    assert html.count("<table") == 3  # student and reference gradients, the curve
+    reference_last = plots["vanishing"]["reference"][-1]
+    assert reference_last < 1e-30 and f"<td>{reference_last:.2e}</td>" in html
+    clipped_last = plots["vanishing"]["student"][-1]
+    assert clipped_last > 1e-8 and f"<td>{clipped_last:.2e}</td>" in html

@@ -21,6 +21,7 @@ REFERENCES = {
     reference.KIND_ATTENTION: reference.attention,
     reference.KIND_MULTI_HEAD: reference.multi_head_attention,
     reference.KIND_SOFTMAX: reference.softmax,
+    reference.KIND_SOFTMAX_BACKWARD: reference.softmax_backward,
 }
 
 

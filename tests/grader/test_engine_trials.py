@@ -29,6 +29,7 @@ from grader.engine.kinds import reference_evaluate
 ATT = reference.KIND_ATTENTION
 MHA = reference.KIND_MULTI_HEAD
 SMX = reference.KIND_SOFTMAX
+BWD = reference.KIND_SOFTMAX_BACKWARD
 
 
 def no_scale(Q, K, V, mask=None):  # the missing-scale misconception
@@ -71,8 +72,18 @@ def test_attention_examples_are_the_worked_example_a_masked_and_a_batched_case()
 
 @pytest.mark.parametrize("kind", reference.KINDS)
 def test_every_kind_has_three_examples_its_reference_passes(kind: str) -> None:
-    entry = {ATT: "attention", MHA: "multi_head_attention", SMX: "softmax"}[kind]
-    func = {ATT: reference.attention, MHA: reference.multi_head_attention, SMX: reference.softmax}
+    entry = {
+        ATT: "attention",
+        MHA: "multi_head_attention",
+        SMX: "softmax",
+        BWD: "softmax_backward",
+    }[kind]
+    func = {
+        ATT: reference.attention,
+        MHA: reference.multi_head_attention,
+        SMX: reference.softmax,
+        BWD: reference.softmax_backward,
+    }
     report = run(func[kind], kind, entry=entry)
     assert report["status"] == t.STATUS_OK
     assert len(report["cases"]) == 3

@@ -24,6 +24,13 @@ STATED: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     "mha-values": [(rf"relative tolerance {_NUM}, absolute {_NUM}", ("rtol", "atol"))],
     "mha-head-width": [(r"\$d_\{model\} = (\d+)\$ with (\d+) heads", ("d_model", "n_heads"))],
     "softmax-values": [(rf"relative tolerance {_NUM},\s+absolute {_NUM}", ("rtol", "atol"))],
+    "backward-values": [
+        (rf"relative tolerance of {_NUM}\s+and an absolute tolerance of {_NUM}", ("rtol", "atol"))
+    ],
+    "backward-vanishing": [
+        (rf"standard deviation {_LIST}", ("scales",)),
+        (rf"relative {_NUM}, down to {_NUM}", ("rtol", "atol")),
+    ],
 }
 
 

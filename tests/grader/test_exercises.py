@@ -20,10 +20,11 @@ SIGNATURES = {
     "scaled-dot-product-attention": "def attention(Q, K, V, mask=None):",
     "multi-head-attention": "def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None):",
     "stable-softmax": "def softmax(x, axis=-1):",
+    "softmax-backward": "def softmax_backward(p, g):",
 }
 
 
-def test_seed_migration_created_the_three_exercises():
+def test_seed_migrations_created_the_built_in_exercises():
     for slug, signature in SIGNATURES.items():
         exercise = Exercise.objects.get(slug=slug)
         assert signature in exercise.starter_code
@@ -32,6 +33,13 @@ def test_seed_migration_created_the_three_exercises():
         assert exercise.is_published
         data = next(e for e in EXERCISES if e["slug"] == slug)
         assert [c.name for c in exercise.checks.all()] == [c["name"] for c in data["checks"]]
+
+
+def test_the_softmax_backward_row_has_its_own_kind():
+    exercise = Exercise.objects.get(slug="softmax-backward")
+    assert exercise.kind == Exercise.Kind.SOFTMAX_BACKWARD == "softmax_backward"
+    assert exercise.get_kind_display() == "Softmax backward"
+    assert exercise.entry_point == "softmax_backward" and exercise.order == 4
 
 
 def test_spec_from_a_row_with_clamped_limits():

@@ -138,3 +138,56 @@ def test_small_examples() -> None:
     assert rows("batch-transpose")["K.T"] == "(4, 5, 2)"
     assert rows("batch-np-dot")["np.dot(a, b)"] == "(2, 3, 2, 4)"
     assert rows("mutates-input")["the caller's Q after it"] == "[1.0, 0.5]"
+
+
+def _softmax_row(scores: list[float]) -> list[float]:
+    e = [math.exp(s) for s in scores]
+    return [x / sum(e) for x in e]
+
+
+def test_softmax_backward_figures_with_g_all_ones() -> None:
+    p = _softmax_row([1.0, 0.0, 0.5])
+    r = rows("backward-diagonal-only")
+    assert r["p"] == "0.506, 0.186, 0.307"
+    assert r["p * (g − Σ g·p) (right)"] == "0.000, 0.000, 0.000"  # noqa: RUF001
+    assert r["g * p * (1 − p), the diagonal only"] == ", ".join(  # noqa: RUF001
+        f"{x * (1 - x):.3f}" for x in p
+    )
+    flipped = [x * (1 + sum(p)) for x in p]  # g + Σ g·p = 1 + 1 = 2
+    r = rows("backward-sign-flipped")
+    assert r["p * (g + Σ g·p)"] == ", ".join(f"{x:.3f}" for x in flipped)
+    assert r["its sum (the right one sums to 0)"] == "2.000"
+
+
+def test_softmax_backward_figures_of_axes_and_a_stacked_jacobian() -> None:
+    p = [_softmax_row([1.0, 0.0, 0.5]), _softmax_row([0.0, 1.0, 0.5])]
+    g = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    # Σ along axis=0: one sum per column, shared by both rows.
+    column = [sum(p[r][j] * g[r][j] for r in range(2)) for j in range(3)]
+    sums = [sum(p[r][j] * (g[r][j] - column[j]) for j in range(3)) for r in range(2)]
+    r = rows("backward-wrong-axis")
+    assert r["row sums, Σ along axis=0"] == ", ".join(f"{x:.3f}" for x in sums)
+    assert r["row sums of the gradient, Σ along axis=-1 (right)"] == "0.000, 0.000"
+    r = rows("backward-jacobian-batch")
+    assert r["J.T"] == "(3, 3, 2)" and r["J.T @ g[..., None]"] == "ValueError"
+    assert r["each row's J equals its transpose"] == "yes"
+
+
+def test_softmax_backward_figures_of_softmax_again_and_the_vanishing_gradient() -> None:
+    p = _softmax_row([1.0, 0.0, 0.5])
+    assert rows("backward-softmax-again")["softmax(p)"] == ", ".join(
+        f"{x:.3f}" for x in _softmax_row(p)
+    )
+
+    def largest(scale: float, clip: float = 0.0) -> float:
+        q = _softmax_row([s * scale for s in (0.75, 1.74, 0.5, 0.06, 0.16)])
+        q = [min(max(x, clip), 1 - clip) for x in q] if clip else q
+        return max(abs(a * ((i == j) - b)) for i, a in enumerate(q) for j, b in enumerate(q))
+
+    r = rows("backward-vanishing-hidden")
+    # The explainer's figure quotes 0.25, 0.027 and 5.4e-5 for these scores.
+    assert r["at ×1"] == f"{largest(1):.3f}" == "0.250"  # noqa: RUF001
+    assert r["at ×4"] == f"{largest(4):.3f}" == "0.027"  # noqa: RUF001
+    assert r["at ×10"] == f"{largest(10):.1e}" == "5.4e-05"  # noqa: RUF001
+    assert r["at ×80"] == f"{largest(80):.1e}"  # noqa: RUF001
+    assert r["at ×80, p clipped to [1e-7, 1 − 1e-7]"] == "1.0e-07"  # noqa: RUF001

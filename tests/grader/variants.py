@@ -130,8 +130,25 @@ def softmax_float32(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def backward_jacobian_einsum(p, g):
+    # One Jacobian per row, contracted with g along its own row only.
+    J = p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])
+    return np.einsum("...ij,...j->...i", J, g)
+
+
+def backward_row_loops(p, g):
+    p = np.asarray(p, dtype=np.float64)
+    out = np.empty_like(p)
+    for idx in np.ndindex(*p.shape[:-1]):
+        row, up = p[idx], g[idx]
+        dot = sum(float(a) * float(b) for a, b in zip(row, up, strict=True))
+        out[idx] = [a * (b - dot) for a, b in zip(row, up, strict=True)]
+    return out
+
+
 CORRECT = {
     "attention": [attention_einsum, attention_scale_q_first, attention_float32, attention_loops],
     "multi-head-attention": [mha_einsum, mha_head_loop],
     "softmax": [softmax_logsumexp, softmax_moveaxis_loops, softmax_float32],
+    "softmax_backward": [backward_jacobian_einsum, backward_row_loops],
 }

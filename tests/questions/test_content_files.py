@@ -125,6 +125,7 @@ def test_question_fields_as_the_models_store_them() -> None:
         "scaled-dot-product-attention",
         "multi-head-attention",
         "stable-softmax",
+        "softmax-backward",
     ]
     assert q003["follow_ups"][0]["expected_shape"] == "(n, n)"
     last = q003["follow_ups"][3]

@@ -212,3 +212,99 @@ def test_hostile_submission_is_contained(sandbox: FencedSandbox, name: str) -> N
     assert sandbox.zygote_starts == starts_before, "the zygote had to be restarted"
     assert sandbox.last_seconds < 1.0
     assert sandbox.call("self_check") == starts_before
+
+
+# --- hostile code aimed at the softmax backward's grade ------------------------------------------
+# Its checks judge tiny numbers (a saturated softmax's gradient, down to 1e-300) and its
+# diagnosis and pictures run a second phase of calls: each attack is graded whole (checks,
+# diagnosis, pictures) by grade() in the fenced runner, and must be judged on what its function
+# returned, in trusted code, with the sandbox healthy for the next grade.
+
+BACKWARD_HOSTILE: dict[str, tuple[str, set[str]]] = {
+    # Judging happens outside the child: patching numpy in it changes no verdict.
+    "numpy_patched": (
+        """import numpy as np
+np.allclose = lambda *a, **k: True
+np.isfinite = lambda x: np.ones(np.shape(x), dtype=bool)
+np.abs = lambda x: x * 0
+
+
+def softmax_backward(p, g):
+    return np.zeros_like(p)
+""",
+        {"failed"},
+    ),
+    # Right on ordinary inputs, spinning on a saturated p: the limits stop the run.
+    "spin_on_saturated_p": (
+        """import numpy as np
+
+
+def softmax_backward(p, g):
+    if np.min(p) < 1e-20:
+        while True:
+            pass
+    return p * (g - np.sum(g * p, axis=-1, keepdims=True))
+""",
+        {"failed", "error"},
+    ),
+    # An ndarray subclass whose arithmetic lies: only plain arrays cross the boundary.
+    "lying_subclass": (
+        """import numpy as np
+
+
+class Liar(np.ndarray):
+    def __sub__(self, other):
+        return np.zeros(self.shape)
+
+    def __abs__(self):
+        return np.zeros(self.shape)
+
+    def __eq__(self, other):
+        return np.ones(self.shape, dtype=bool)
+
+
+def softmax_backward(p, g):
+    return np.zeros_like(p).view(Liar)
+""",
+        {"failed"},
+    ),
+    # The reference is not there to copy: no project files, no project modules.
+    "copy_the_reference": (
+        """import numpy as np
+
+try:
+    from grader.engine.reference import softmax_backward as _ref
+except Exception:
+    _ref = None
+try:
+    _text = open("REFERENCE_PATH").read()
+except Exception:
+    _text = ""
+
+
+def softmax_backward(p, g):
+    if _ref is not None or _text:
+        return _ref(p, g) if _ref else p * (g - np.sum(g * p, axis=-1, keepdims=True))
+    return np.zeros_like(p)
+""",
+        {"failed"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BACKWARD_HOSTILE))
+def test_hostile_softmax_backward_is_judged_on_its_outputs(sandbox: FencedSandbox, name: str):
+    from grader.engine.kinds import REFERENCE_SOURCES
+    from grader.engine.reference import KIND_SOFTMAX_BACKWARD
+    from tests.grader.helpers import builtin_spec
+
+    code, statuses = BACKWARD_HOSTILE[name]
+    reference_path = Path(__file__).resolve().parents[2] / "grader" / "engine" / "reference.py"
+    code = code.replace("REFERENCE_PATH", str(reference_path))  # the host's copy, not visible
+    spec = builtin_spec(KIND_SOFTMAX_BACKWARD)
+    verdict = sandbox.grade(spec=spec, code=code, seed=3)
+    assert verdict.status in statuses, verdict.to_dict()
+    assert verdict.score < 1.0
+    # Still healthy: the reference passes right after, on the same sandbox.
+    after = sandbox.grade(spec=spec, code=REFERENCE_SOURCES[KIND_SOFTMAX_BACKWARD], seed=3)
+    assert after.status == "passed", after.to_dict()

@@ -22,6 +22,11 @@ from grader.engine.checks.common import JudgeInternalError, NoMutation, Stabilit
 from grader.engine.checks.custom import Custom
 from grader.engine.checks.multi_head import HeadWidth, MultiHeadShapes, MultiHeadValues
 from grader.engine.checks.softmax import SoftmaxAxis, SoftmaxValues
+from grader.engine.checks.softmax_backward import (
+    BackwardBatchAxes,
+    BackwardValues,
+    BackwardVanishing,
+)
 
 _ALL: tuple[Check, ...] = (
     WorkedExample(),
@@ -37,6 +42,9 @@ _ALL: tuple[Check, ...] = (
     MultiHeadShapes(),
     SoftmaxValues(),
     SoftmaxAxis(),
+    BackwardValues(),
+    BackwardBatchAxes(),
+    BackwardVanishing(),
     Custom(),
 )
 

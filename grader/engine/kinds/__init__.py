@@ -1,8 +1,8 @@
 """The exercise kinds, registered in one place. No Django imports.
 
-One module per kind (``attention``, ``multi_head``, ``softmax``), each ending with its ``KIND``
-(a ``base.Kind``). Adding a kind is one module plus its content, registered in ``KINDS`` below;
-grader/README.md says how.
+One module per kind (``attention``, ``multi_head``, ``softmax``, ``softmax_backward``), each
+ending with its ``KIND`` (a ``base.Kind``). Adding a kind is one module plus its content,
+registered in ``KINDS`` below; grader/README.md says how.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine.kinds import attention, multi_head, softmax
+from grader.engine.kinds import attention, multi_head, softmax, softmax_backward
 from grader.engine.kinds.base import Kind, WrongImplementation
 
 # In this order everywhere a list of kinds is shown (the catalogue, the golden suite).
-KINDS: dict[str, Kind] = {k.name: k for k in (attention.KIND, multi_head.KIND, softmax.KIND)}
+KINDS: dict[str, Kind] = {
+    k.name: k for k in (attention.KIND, multi_head.KIND, softmax.KIND, softmax_backward.KIND)
+}
 KIND_NAMES: tuple[str, ...] = tuple(KINDS)
 
 

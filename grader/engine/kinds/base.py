@@ -159,3 +159,11 @@ class Kind:
     # and the message when they do not. None: the check does not judge this kind.
     normalized_calls: Callable[[np.random.Generator], list[tuple[Call, str, int]]] | None = None
     not_normalized: str = ""
+    # Codes of the kind's own rules, from the 2-D diagnostic inputs, the reference's and the
+    # student's outcomes on them (an array, RAISED or None) and the codes named so far: what
+    # no fixed tolerance can match (a gradient floored at 1e-7 where the reference's is 1e-26).
+    # None: the kind has no rules of its own.
+    rules: (
+        Callable[[Sequence[DiagnosticProbe], Sequence[Any], Sequence[Any], set[str]], set[str]]
+        | None
+    ) = None

@@ -37,3 +37,19 @@ def test_validate_catches_and_names_the_shape_bound_implementations(kind):
         assert row.caught and row.named, row.verdict.to_dict()
         assert row.verdict.diagnosis == (code,)
     assert report.ok
+
+
+def test_validate_catches_and_names_every_softmax_backward_mistake():
+    kind = reference.KIND_SOFTMAX_BACKWARD
+    report = validate_spec(
+        spec=builtin_spec(kind),
+        reference_source=REFERENCE_SOURCES[kind],
+        executor=SourceLookupExecutor(),
+    )
+    assert report.reference_passed and report.ok
+    assert len(report.rows) == 14
+    for row in report.rows:
+        assert row.caught and row.named, (row.implementation, row.verdict.to_dict())
+    # The clipped and the flushed gradient pass every check but the vanishing one.
+    hidden = [r for r in report.rows if r.code == "backward-vanishing-hidden"]
+    assert {r.failed_checks for r in hidden} == {("backward-vanishing",)}
