@@ -45,6 +45,8 @@ INSTALLED_APPS = [
     "common.apps.CommonConfig",
     "questions",
     "grader",
+    # Above grader and questions: assignments count their submissions and answers.
+    "courses.apps.CoursesConfig",
 ]
 
 MIDDLEWARE = [
