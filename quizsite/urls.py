@@ -54,6 +54,7 @@ urlpatterns = [
     path("", include("grader.urls.exercises")),
     path("", include("grader.urls.submissions")),
     path("", include("courses.urls")),
+    path("", include("lti.urls")),
     # Run before Submit (grader.views.trials), beside the router's exercises and submissions.
     path(
         "api/exercises/<slug:slug>/run/", TrialRunCreateApi.as_view(), name="trial-run-api-create"

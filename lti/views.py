@@ -1,0 +1,260 @@
+"""LTI entry points: the OIDC login, the launch, the instructor's pick of an assignment, the
+deep-linking picker, the key set, and the one-time link that opens a launched page in a new
+window. Refusals are answered in one place (_refused) with their message and status.
+
+Only these pages may be framed, and only by the registered platforms (frameable): every other
+page keeps frame-ancestors 'none' and X-Frame-Options DENY."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import wraps
+from typing import Any
+from urllib.parse import urlsplit
+
+from csp.constants import NONE
+from django.contrib.auth import get_user_model, login
+from django.core import signing
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
+from lti_tool.models import Key, LtiLaunch
+from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoOIDCLogin
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.exception import LtiException
+from pylti1p3.lineitem import LineItem
+
+from courses.models import Assignment, Membership
+from grader.models import Exercise
+from lti import services
+from lti.errors import (
+    MSG_DEEP_LINK_STAFF_ONLY,
+    MSG_LAUNCH_INVALID,
+    MSG_NO_ASSIGNMENT,
+    MSG_NO_LAUNCH,
+    MSG_PLATFORM_UNKNOWN,
+    LtiRefused,
+)
+from lti.launch import StrictToolConfig, launch_restore, launch_validate
+from lti.selectors import platform_origins
+from questions.models import Question
+
+SESSION_LAUNCH = "lti_launch_id"
+SESSION_COURSE = "lti_course_id"
+SESSION_ROLE = "lti_role"
+# The one-time link to continue in a new window (browsers that block cookies in frames).
+CONTINUE_SALT = "lti.continue"
+CONTINUE_MAX_AGE_SECONDS = 5 * 60
+
+
+def frameable(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Let the registered platforms, and only them, frame this view's pages (django-csp's
+    per-response replacement, as its csp_replace decorator sets it)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        response._csp_replace = {"frame-ancestors": platform_origins() or [NONE]}  # type: ignore[attr-defined]
+        response.xframe_options_exempt = True  # type: ignore[attr-defined]
+        return response
+
+    return wrapped
+
+
+def _refused(request: HttpRequest, error: LtiRefused) -> HttpResponse:
+    return render(request, "lti/refused.html", {"message": error.message}, status=error.status)
+
+
+def jwks(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(Key.objects.as_jwks())
+
+
+@csrf_exempt
+@frameable
+@require_http_methods(["GET", "POST"])
+def oidc_login(request: HttpRequest, registration_uuid: str) -> HttpResponse:
+    params = request.POST if request.method == "POST" else request.GET
+    target = params.get("target_link_uri")
+    if not target:
+        return _refused(request, LtiRefused(MSG_LAUNCH_INVALID, status=400))
+    # No cookie-check page: the library's is an inline script, which the CSP refuses; a browser
+    # that blocks the state cookie gets a refused launch that offers a new window instead.
+    oidc = DjangoOIDCLogin(
+        request, StrictToolConfig(registration_uuid), launch_data_storage=DjangoCacheDataStorage()
+    )
+    try:
+        return oidc.redirect(target)
+    except LtiException:
+        return _refused(request, LtiRefused(MSG_PLATFORM_UNKNOWN))
+
+
+def _continue_url(request: HttpRequest, *, next_url: str) -> str:
+    token = signing.dumps(
+        {"u": request.user.pk, "n": next_url, "t": timezone.now().timestamp()}, salt=CONTINUE_SALT
+    )
+    return reverse("lti:continue", kwargs={"token": token})
+
+
+@csrf_exempt
+@frameable
+@require_POST
+def launch(request: HttpRequest) -> HttpResponse:
+    try:
+        lti_launch = launch_validate(request=request)
+        accepted = services.launch_accept(launch=lti_launch)
+    except LtiRefused as error:
+        return _refused(request, error)
+    login(request, accepted.user, backend="django.contrib.auth.backends.ModelBackend")
+    request.session[SESSION_LAUNCH] = lti_launch.get_launch_id()
+    request.session[SESSION_COURSE] = accepted.course.pk
+    request.session[SESSION_ROLE] = str(accepted.role)
+    if lti_launch.is_deep_link_launch:
+        return redirect("lti:deep-link")
+    return _landing(request, lti_launch=lti_launch, accepted=accepted)
+
+
+def _landing(
+    request: HttpRequest, *, lti_launch: LtiLaunch, accepted: services.LaunchAccepted
+) -> HttpResponse:
+    staff = accepted.role in Membership.STAFF_ROLES
+    if accepted.assignment is None and staff:
+        return redirect("lti:pick")
+    context: dict[str, Any] = {
+        "course": accepted.course,
+        "assignment": accepted.assignment,
+        "message": None if accepted.assignment else MSG_NO_ASSIGNMENT,
+    }
+    if accepted.assignment is not None:
+        target = accepted.assignment.target_url
+        context["target_url"] = target
+        context["continue_url"] = _continue_url(request, next_url=target)
+    return render(request, "lti/landing.html", context)
+
+
+def _session_launch(request: HttpRequest) -> LtiLaunch:
+    launch_id = request.session.get(SESSION_LAUNCH)
+    lti_launch = launch_restore(request=request, launch_id=launch_id) if launch_id else None
+    if lti_launch is None or not request.user.is_authenticated:
+        raise PermissionDenied(MSG_NO_LAUNCH)
+    return lti_launch
+
+
+def _staff_launch(request: HttpRequest) -> LtiLaunch:
+    lti_launch = _session_launch(request)
+    if request.session.get(SESSION_ROLE) not in Membership.STAFF_ROLES:
+        raise PermissionDenied(MSG_DEEP_LINK_STAFF_ONLY)
+    return lti_launch
+
+
+@frameable
+@require_http_methods(["GET", "POST"])
+def pick(request: HttpRequest) -> HttpResponse:
+    """An instructor's launch of a link with no assignment yet: tie one of the course's."""
+    lti_launch = _staff_launch(request)
+    course_id = request.session[SESSION_COURSE]
+    choices = Assignment.objects.filter(course_id=course_id, lti_link__isnull=True)
+    if request.method == "POST":
+        assignment = get_object_or_404(choices, pk=request.POST.get("assignment"))
+        services.assignment_link(assignment=assignment, launch=lti_launch)
+        return redirect(assignment.get_absolute_url())
+    return render(request, "lti/pick.html", {"assignments": choices})
+
+
+def _due_at(value: str, *, course_zone: Any) -> datetime | None:
+    parsed = parse_datetime(value) if value else None
+    if parsed is not None and timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, course_zone)
+    return parsed
+
+
+@frameable
+@require_http_methods(["GET", "POST"])
+def deep_link(request: HttpRequest) -> HttpResponse:
+    """Deep linking: the instructor picks an exercise or a question and its due time; the
+    platform gets one ltiResourceLink with its line item, and the tool the assignment."""
+    lti_launch = _staff_launch(request)
+    if not lti_launch.is_deep_link_launch:
+        raise PermissionDenied(MSG_NO_LAUNCH)
+    exercises = Exercise.objects.order_by("title")
+    questions = Question.objects.order_by("pk")
+    context: dict[str, Any] = {"exercises": exercises, "questions": questions, "error": ""}
+    if request.method == "GET":
+        return render(request, "lti/deep_link.html", context)
+    kind, _, pk = request.POST.get("target", "").partition(":")
+    exercise = exercises.filter(pk=pk).first() if kind == "exercise" and pk.isdigit() else None
+    question = questions.filter(pk=pk).first() if kind == "question" and pk.isdigit() else None
+    if exercise is None and question is None:
+        context["error"] = "Pick an exercise or a question."
+        return render(request, "lti/deep_link.html", context, status=400)
+    course = services.course_for_context(context=lti_launch.context)
+    due_at = _due_at(request.POST.get("due_at", ""), course_zone=course.zone)
+    title = request.POST.get("title", "").strip() or str(exercise or question)[:200]
+    assignment = services.deep_link_assignment_create(
+        launch=lti_launch, title=title, exercise=exercise, question=question, due_at=due_at
+    )
+    resource = _DeepLinkResourceWithSubmission(due_at)
+    resource.set_url(request.build_absolute_uri(reverse("lti:launch"))).set_title(title)
+    resource.set_custom_params({services.ASSIGNMENT_CUSTOM: str(assignment.pk)})
+    resource.set_lineitem(
+        LineItem()
+        .set_score_maximum(services.SCORE_MAXIMUM)
+        .set_label(title)
+        .set_resource_id(str(assignment.pk))
+    )
+    message_launch = lti_launch.get_message_launch()
+    deep = message_launch.get_deep_link()
+    jwt_value = deep.get_response_jwt([resource])
+    return_url = message_launch.get_launch_data()[
+        "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+    ]["deep_link_return_url"]
+    response = render(
+        request, "lti/deep_link_return.html", {"return_url": return_url, "jwt": jwt_value}
+    )
+    # The answer is a form posted to the platform: allowed for this page alone.
+    response._csp_update = {"form-action": [_origin_of(return_url)]}  # type: ignore[attr-defined]
+    return response
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class _DeepLinkResourceWithSubmission(DeepLinkResource):
+    """An ltiResourceLink that also says when submissions are due (the library omits it)."""
+
+    def __init__(self, due_at: datetime | None) -> None:
+        super().__init__()
+        self._due_at = due_at
+
+    def to_dict(self) -> dict[str, object]:
+        item = super().to_dict()
+        if self._due_at is not None:
+            stamp = self._due_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+            item["submission"] = {"endDateTime": stamp}
+            line_item = item.get("lineItem")
+            if isinstance(line_item, dict):
+                line_item["endDateTime"] = stamp
+        return item
+
+
+@require_http_methods(["GET"])
+def continue_in_window(request: HttpRequest, token: str) -> HttpResponse:
+    """Sign the launched user in, first-party, in a new window; the link works once."""
+    try:
+        data = signing.loads(token, salt=CONTINUE_SALT, max_age=CONTINUE_MAX_AGE_SECONDS)
+    except signing.BadSignature:
+        return HttpResponseBadRequest(MSG_NO_LAUNCH)
+    if not cache.add(f"lti-continue:{token[-40:]}", 1, CONTINUE_MAX_AGE_SECONDS):
+        return HttpResponseBadRequest(MSG_NO_LAUNCH)
+    user = get_object_or_404(get_user_model(), pk=data["u"])
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    next_url = data["n"] if str(data["n"]).startswith("/") else "/"
+    return redirect(next_url)
