@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import requests
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -40,6 +39,7 @@ SCORE_MAXIMUM = 100.0
 ASSIGNMENT_CUSTOM = "assignment_id"
 # Bounds every call to a platform: a slow gradebook must not hold a worker.
 PLATFORM_TIMEOUT_SECONDS = 10.0
+USER_AGENT = "attention-quiz-lti-tool"
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,8 @@ class _TimedSession(requests.Session):
 
 def _connector(*, context: LtiContext) -> ServiceConnector:
     session = _TimedSession()
-    session.headers["User-Agent"] = f"{settings.PRODUCT_NAME} LTI tool"
+    # Header values are Latin-1: the product's name (with its symbols) is not.
+    session.headers["User-Agent"] = USER_AGENT
     return ServiceConnector(context.deployment.registration.to_registration(), session)
 
 

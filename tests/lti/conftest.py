@@ -53,3 +53,11 @@ def launch_through(client: Client, platform: Platform, registration: LtiRegistra
     assert f"{location.scheme}://{location.netloc}{location.path}" == platform.auth_url
     action, form = platform.authorize(dict(parse_qsl(location.query)))
     return client.post(urlsplit(action).path, form), form
+
+
+@pytest.fixture
+def served_platform(live_server, platform: Platform) -> Platform:
+    """The platform, able to fetch the tool's key set from a live server (service tokens and
+    deep-linking answers are signed by the tool)."""
+    platform.tool_jwks_url = f"{live_server.url}/lti/jwks/"
+    return platform
