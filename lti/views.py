@@ -133,7 +133,6 @@ def _landing(
     }
     if accepted.assignment is not None:
         target = accepted.assignment.target_url
-        context["target_url"] = target
         context["continue_url"] = _continue_url(request, next_url=target)
     return render(request, "lti/landing.html", context)
 

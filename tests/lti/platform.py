@@ -69,6 +69,9 @@ class Platform:
     # Queued answers for the scores endpoint: (status, text) given instead of accepting.
     score_failures: list[tuple[int, str]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # The name its URLs use: the tool's, so both are one site and the launch's cookies (SameSite
+    # Lax on plain HTTP) reach the tool from inside the platform's iframe.
+    host: str = "127.0.0.1"
 
     def __post_init__(self) -> None:
         self.private_key, self.public_jwk = _key()
@@ -106,7 +109,7 @@ class Platform:
     @property
     def url(self) -> str:
         assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://{self.host}:{self._server.server_address[1]}"
 
     @property
     def issuer(self) -> str:

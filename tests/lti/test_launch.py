@@ -55,7 +55,12 @@ def test_a_learner_launch_signs_in_enrols_and_opens_the_tied_assignment(
     response, _form = launch_through(Client(), platform, registration, hint)
     assert response.status_code == 200
     page = response.content.decode()
-    assert assignment.title in page and assignment.target_url in page
+    assert assignment.title in page
+    # The work opens in a new window, signed in by a link that works once.
+    continue_url = response.context["continue_url"]
+    opened = Client().get(continue_url)
+    assert opened.status_code == 302 and opened["Location"] == assignment.target_url
+    assert Client().get(continue_url).status_code == 400
     # The same person again: the same user, the line item learnt from the launch.
     assert get_user_model().objects.filter(username__startswith="lti-").count() == 1
     assert AssignmentLink.objects.get().line_item_url == platform.line_item_url("item-1")
