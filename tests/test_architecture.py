@@ -16,6 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 PACKAGES = (
+    "lti",
+    "courses",
     "grader",
     "questions",
     "quizsite",
