@@ -13,7 +13,6 @@ from lti_tool.models import LtiRegistration
 
 from lti import services
 from lti.models import AssignmentLink, CourseContext, GradeSync
-from lti.receivers import grade_send_publish
 from lti.selectors import tool_urls
 
 MSG_RESENT = "Sent again: {count} score(s) queued."
@@ -74,9 +73,7 @@ class GradeSyncAdmin(admin.ModelAdmin):
     def resend(self, request: HttpRequest, queryset: QuerySet[GradeSync]) -> None:
         count = 0
         for row in queryset:
-            # Forget what was sent so the identical score goes out again.
-            GradeSync.objects.filter(pk=row.pk).update(status=GradeSync.Status.PENDING)
-            count += grade_send_publish(assignment_id=row.assignment_id, user_id=row.user_id)
+            count += services.grade_sync_resend(grade_sync=row)
         self.message_user(request, MSG_RESENT.format(count=count), messages.SUCCESS)
 
 
@@ -90,7 +87,7 @@ class CourseContextAdmin(admin.ModelAdmin):
         for link in queryset:
             try:
                 done = services.roster_sync(course_context_id=link.pk)
-            except Exception as error:
+            except services.PLATFORM_ERRORS as error:
                 self.message_user(
                     request,
                     MSG_ROSTER_FAILED.format(course=link.course, error=error),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from django.db.models import QuerySet
+from django.db.models import Case, QuerySet, When
 from django.urls import reverse
 from lti_tool.models import LtiRegistration
 
@@ -40,7 +40,11 @@ def tool_urls(*, registration: LtiRegistration, base_url: str) -> dict[str, str]
     }
 
 
-def grade_syncs_failed() -> QuerySet[GradeSync]:
-    return GradeSync.objects.filter(status=GradeSync.Status.FAILED).select_related(
-        "assignment__course", "user"
+def grade_syncs_of(*, course_id: int) -> QuerySet[GradeSync]:
+    """A course's passbacks, failures first, for its staff."""
+    failed_first = Case(When(status=GradeSync.Status.FAILED, then=0), default=1)
+    return (
+        GradeSync.objects.filter(assignment__course_id=course_id)
+        .select_related("assignment", "user")
+        .order_by(failed_first, "-updated_at")
     )

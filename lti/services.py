@@ -26,6 +26,7 @@ from pylti1p3.service_connector import ServiceConnector
 from courses.models import Assignment, Course, Membership
 from courses.selectors import score_that_counts
 from courses.services import assignment_create, course_create, membership_set
+from grader.publish import task_publish
 from lti.errors import MSG_DEEP_LINK_STAFF_ONLY, MSG_ROLE_UNKNOWN, GradeSendFailed, LtiRefused
 from lti.models import AssignmentLink, CourseContext, GradeSync
 from lti.roles import course_role_for
@@ -40,6 +41,8 @@ ASSIGNMENT_CUSTOM = "assignment_id"
 # Bounds every call to a platform: a slow gradebook must not hold a worker.
 PLATFORM_TIMEOUT_SECONDS = 10.0
 USER_AGENT = "attention-quiz-lti-tool"
+# What a platform's refusal or silence raises from the library and from requests.
+PLATFORM_ERRORS = (LtiException, requests.RequestException)
 
 
 @dataclass(frozen=True)
@@ -252,7 +255,7 @@ def grade_send(*, assignment_id: int, user_id: int) -> GradeSync | None:
             data=json.dumps(body),
             content_type="application/vnd.ims.lis.v1.score+json",
         )
-    except (LtiException, requests.RequestException) as error:
+    except PLATFORM_ERRORS as error:
         row.status = GradeSync.Status.FAILED
         row.last_error = str(error)[:4000]
         row.save()
@@ -264,6 +267,29 @@ def grade_send(*, assignment_id: int, user_id: int) -> GradeSync | None:
     row.last_error = ""
     row.save()
     return row
+
+
+# Registered by lti.tasks under this name; published by name so no web path imports tasks.
+GRADE_SEND_TASK = "lti.grade_send"
+
+
+def grade_send_request(*, assignment_id: int, user_id: int) -> bool:
+    """Queue a passback if the assignment has a line item; never blocks nor raises (a verdict
+    or an answer is being stored when this runs)."""
+    linked = (
+        AssignmentLink.objects.filter(assignment_id=assignment_id)
+        .exclude(line_item_url="")
+        .exists()
+    )
+    if not linked:
+        return False
+    return task_publish(name=GRADE_SEND_TASK, args=(assignment_id, user_id))
+
+
+def grade_sync_resend(*, grade_sync: GradeSync) -> bool:
+    """Send a row's score again, identical or not (an instructor asked)."""
+    GradeSync.objects.filter(pk=grade_sync.pk).update(status=GradeSync.Status.PENDING)
+    return grade_send_request(assignment_id=grade_sync.assignment_id, user_id=grade_sync.user_id)
 
 
 # --- Names and roles --------------------------------------------------------------------------
@@ -284,7 +310,7 @@ def roster_sync(*, course_context_id: int) -> RosterSynced:
     context = link.context
     try:
         members = fetch_member_data(context)
-    except (LtiException, requests.RequestException) as error:
+    except PLATFORM_ERRORS as error:
         link.roster_error = str(error)[:4000]
         link.save(update_fields=["roster_error"])
         raise

@@ -10,7 +10,7 @@ from lti import services
 from lti.errors import GradeSendFailed
 from lti.models import CourseContext
 
-GRADE_SEND = "lti.grade_send"
+GRADE_SEND = services.GRADE_SEND_TASK
 ROSTERS_SYNC = "lti.rosters_sync"
 
 log = logging.getLogger(__name__)

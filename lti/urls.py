@@ -10,5 +10,6 @@ urlpatterns = [
     path("lti/launch/", views.launch, name="launch"),
     path("lti/pick/", views.pick, name="pick"),
     path("lti/deep-link/", views.deep_link, name="deep-link"),
+    path("lti/courses/<slug:slug>/sync/", views.course_sync, name="course-sync"),
     path("lti/continue/<str:token>/", views.continue_in_window, name="continue"),
 ]

@@ -14,7 +14,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from csp.constants import NONE
+from django.contrib import messages
 from django.contrib.auth import get_user_model, login
+from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
@@ -31,7 +33,8 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException
 from pylti1p3.lineitem import LineItem
 
-from courses.models import Assignment, Membership
+from courses.models import Assignment, Course, Membership
+from courses.selectors import course_is_staff
 from grader.models import Exercise
 from lti import services
 from lti.errors import (
@@ -43,7 +46,8 @@ from lti.errors import (
     LtiRefused,
 )
 from lti.launch import StrictToolConfig, launch_restore, launch_validate
-from lti.selectors import platform_origins
+from lti.models import CourseContext, GradeSync
+from lti.selectors import grade_syncs_of, platform_origins
 from questions.models import Question
 
 SESSION_LAUNCH = "lti_launch_id"
@@ -128,6 +132,7 @@ def _landing(
         return redirect("lti:pick")
     context: dict[str, Any] = {
         "course": accepted.course,
+        "staff": staff,
         "assignment": accepted.assignment,
         "message": None if accepted.assignment else MSG_NO_ASSIGNMENT,
     }
@@ -163,7 +168,46 @@ def pick(request: HttpRequest) -> HttpResponse:
         assignment = get_object_or_404(choices, pk=request.POST.get("assignment"))
         services.assignment_link(assignment=assignment, launch=lti_launch)
         return redirect(assignment.get_absolute_url())
-    return render(request, "lti/pick.html", {"assignments": choices})
+    course = get_object_or_404(Course, pk=course_id)
+    return render(request, "lti/pick.html", {"assignments": choices, "course": course})
+
+
+MSG_RESENT = "The score is queued to be sent again."
+MSG_ROSTER_SYNCED = "Roster synchronised: {enrolled} enrolled, {skipped} skipped."
+MSG_ROSTER_FAILED = "The platform refused the roster: {error}"
+
+
+@frameable
+@login_required
+@require_http_methods(["GET", "POST"])
+def course_sync(request: HttpRequest, slug: str) -> HttpResponse:
+    """The course staff's view of what reached the platform: failed passbacks with the
+    platform's own text, to send again, and the roster, to synchronise now."""
+    course = get_object_or_404(Course, slug=slug)
+    if not course_is_staff(course=course, user=request.user):
+        raise PermissionDenied
+    link = CourseContext.objects.filter(course=course).first()
+    if request.method == "POST":
+        if "resend" in request.POST:
+            row = get_object_or_404(GradeSync, pk=request.POST["resend"], assignment__course=course)
+            services.grade_sync_resend(grade_sync=row)
+            messages.success(request, MSG_RESENT)
+        elif "roster" in request.POST and link is not None:
+            try:
+                done = services.roster_sync(course_context_id=link.pk)
+            except services.PLATFORM_ERRORS as error:  # the platform's own answer is shown
+                messages.error(request, MSG_ROSTER_FAILED.format(error=error))
+            else:
+                messages.success(
+                    request,
+                    MSG_ROSTER_SYNCED.format(enrolled=done.enrolled, skipped=done.skipped),
+                )
+        return redirect("lti:course-sync", slug=course.slug)
+    return render(
+        request,
+        "lti/course_sync.html",
+        {"course": course, "link": link, "rows": grade_syncs_of(course_id=course.pk)},
+    )
 
 
 def _due_at(value: str, *, course_zone: Any) -> datetime | None:

@@ -257,3 +257,32 @@ def test_a_learner_cannot_deep_link(served_platform: Platform, registration) -> 
     assert response.status_code == 403
     assert errors.MSG_DEEP_LINK_STAFF_ONLY in response.content.decode()
     assert not Membership.objects.exists()
+
+
+def test_course_staff_see_a_failed_score_with_the_platform_text_and_resend_it(
+    served_platform: Platform, registration
+) -> None:
+    from lti.views import MSG_RESENT
+
+    assignment, user = _linked_student(served_platform, registration)
+    _passed(user)
+    served_platform.score_failures.append((422, "column closed by the registrar"))
+    with pytest.raises(GradeSendFailed):
+        services.grade_send(assignment_id=assignment.pk, user_id=user.pk)
+    teacher = Client()
+    hint = served_platform.launch_prepare(sub="teacher", roles=[ROLE_INSTRUCTOR])
+    launch_through(teacher, served_platform, registration, hint)
+    url = f"/lti/courses/{assignment.course.slug}/sync/"
+    page = teacher.get(url)
+    assert page.status_code == 200
+    assert "column closed by the registrar" in page.content.decode()
+    row = GradeSync.objects.get()
+    done = teacher.post(url, {"resend": row.pk}, follow=True)
+    assert MSG_RESENT in done.content.decode()
+    row.refresh_from_db()
+    assert row.status == GradeSync.Status.PENDING  # queued (no broker in this test)
+    # A student of the course may not see it.
+    assert Client().get(url).status_code == 302  # to the login page
+    student = Client()
+    student.force_login(user)
+    assert student.get(url).status_code == 403

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from lti import services
 from lti.models import CourseContext
 from lti.services import roster_sync
 
@@ -24,7 +25,7 @@ class Command(BaseCommand):
         for link in links:
             try:
                 done = roster_sync(course_context_id=link.pk)
-            except Exception as error:
+            except services.PLATFORM_ERRORS as error:
                 failed += 1
                 self.stderr.write(f"{link.course.slug}: {error}")
                 continue
