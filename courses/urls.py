@@ -1,6 +1,6 @@
-from django.urls import path
+from django.urls import path, re_path
 
-from courses import views
+from courses import api, views
 
 app_name = "courses"
 urlpatterns = [
@@ -39,5 +39,43 @@ urlpatterns = [
         "courses/<slug:slug>/assignments/<int:pk>/similarity/",
         views.similarity,
         name="similarity",
+    ),
+]
+
+# The API (courses.api): ids in paths are at most 18 digits (api.ID_PATTERN).
+_ID = api.ID_PATTERN
+api_urlpatterns = [
+    path("api/courses/", api.CourseListApi.as_view(), name="course-api-list"),
+    path("api/courses/<slug:slug>/", api.CourseDetailApi.as_view(), name="course-api-detail"),
+    path(
+        "api/courses/<slug:slug>/assignments/",
+        api.AssignmentListApi.as_view(),
+        name="assignment-api-list",
+    ),
+    re_path(
+        rf"^api/courses/(?P<slug>[-a-zA-Z0-9_]+)/assignments/(?P<pk>{_ID})/$",
+        api.AssignmentDetailApi.as_view(),
+        name="assignment-api-detail",
+    ),
+    path("api/courses/<slug:slug>/gradebook/", api.GradebookApi.as_view(), name="gradebook-api"),
+    path(
+        "api/courses/<slug:slug>/extensions/",
+        api.ExtensionListApi.as_view(),
+        name="extension-api-list",
+    ),
+    re_path(
+        rf"^api/courses/(?P<slug>[-a-zA-Z0-9_]+)/extensions/(?P<pk>{_ID})/$",
+        api.ExtensionDetailApi.as_view(),
+        name="extension-api-detail",
+    ),
+    path(
+        "api/courses/<slug:slug>/overrides/",
+        api.OverrideListApi.as_view(),
+        name="override-api-list",
+    ),
+    re_path(
+        rf"^api/courses/(?P<slug>[-a-zA-Z0-9_]+)/overrides/(?P<pk>{_ID})/$",
+        api.OverrideDetailApi.as_view(),
+        name="override-api-detail",
     ),
 ]
