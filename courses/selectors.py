@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from courses.models import Assignment, Course, Extension, Membership, ScoreOverride
@@ -27,6 +27,10 @@ COUNTED_STATUSES = (
     Submission.Status.FAILED,
     Submission.Status.ERROR,
 )
+
+
+# By due time, those without one last (SQLite and PostgreSQL place NULL apart by default).
+ASSIGNMENT_ORDER = (F("due_at").asc(nulls_last=True), "id")
 
 
 # --- Who may see what ------------------------------------------------------------------------
@@ -90,7 +94,11 @@ def students_of(*, course: Course) -> QuerySet[Membership]:
 
 def assignments_of(*, course: Course, user: AbstractBaseUser | None = None) -> QuerySet[Assignment]:
     """The course's assignments; a student (not staff) sees only the opened ones."""
-    rows = Assignment.objects.filter(course=course).select_related("course", "exercise", "question")
+    rows = (
+        Assignment.objects.filter(course=course)
+        .select_related("course", "exercise", "question")
+        .order_by(*ASSIGNMENT_ORDER)
+    )
     if user is not None and not course_is_staff(course=course, user=user):
         rows = rows.filter(Q(opens_at__isnull=True) | Q(opens_at__lte=timezone.now()))
     return rows
@@ -217,9 +225,12 @@ def _candidates(
     return out
 
 
-def score_that_counts(*, assignment: Assignment, user: AbstractBaseUser) -> CountingScore | None:
+def score_that_counts(
+    *, assignment: Assignment, user: AbstractBaseUser, with_override: bool = True
+) -> CountingScore | None:
     """The score that counts for ``user`` on ``assignment``; None if nothing counts yet (or
-    they are not a student of its course)."""
+    they are not a student of its course). ``with_override=False``: the policy's score, as if
+    no override were set."""
     membership = Membership.objects.filter(
         course_id=assignment.course_id, user=user, role=Membership.Role.STUDENT
     ).first()
@@ -232,7 +243,9 @@ def score_that_counts(*, assignment: Assignment, user: AbstractBaseUser) -> Coun
         extension=Extension.objects.filter(assignment=assignment, user=user).first(),
         override=ScoreOverride.objects.filter(assignment=assignment, user=user)
         .select_related("created_by")
-        .first(),
+        .first()
+        if with_override
+        else None,
     )
 
 
@@ -270,7 +283,7 @@ def gradebook_for(
     assignments = tuple(
         Assignment.objects.filter(course=course)
         .select_related("course", "exercise", "question")
-        .order_by("due_at", "id")
+        .order_by(*ASSIGNMENT_ORDER)
     )
     memberships = students_of(course=course)
     if only_user is not None:
@@ -387,4 +400,177 @@ def assignments_for_question(*, question_id: int, user_id: int) -> list[int]:
             course__memberships__user_id=user_id,
             course__memberships__role=Membership.Role.STUDENT,
         ).values_list("pk", flat=True)
+    )
+
+
+# --- A student's course page -----------------------------------------------------------------
+
+STATE_OPEN = "Open"
+STATE_DONE = "Done"
+STATE_LATE = "Late: still accepted"
+STATE_CLOSED = "Closed"
+
+
+@dataclass(frozen=True)
+class StudentAssignment:
+    assignment: Assignment
+    due_at: datetime | None  # the student's own, their extension applied
+    extension: Extension | None
+    counting: CountingScore | None
+    state: str
+
+
+def student_assignments(*, course: Course, user: AbstractBaseUser) -> list[StudentAssignment]:
+    """The opened assignments of ``course`` as ``user`` sees them: when each is due for them,
+    its state and the score that counts."""
+    now = timezone.now()
+    gradebook = gradebook_for(course=course, only_user=user)
+    cells = gradebook.rows[0].cells if gradebook.rows else ()
+    out = []
+    for cell in cells:
+        a = cell.assignment
+        if not a.is_open(now=now):
+            continue
+        policy = a.policy_for(cell.extension)
+        accepted_now = lateness(policy=policy, submitted_at=now).accepted
+        if cell.counting is not None:
+            state = STATE_DONE
+        elif policy.due_at is None or now <= policy.due_at:
+            state = STATE_OPEN
+        elif accepted_now:
+            state = STATE_LATE
+        else:
+            state = STATE_CLOSED
+        out.append(
+            StudentAssignment(
+                assignment=a,
+                due_at=policy.due_at,
+                extension=cell.extension,
+                counting=cell.counting,
+                state=state,
+            )
+        )
+    return out
+
+
+def student_assignment(*, assignment: Assignment, user: AbstractBaseUser) -> StudentAssignment:
+    extension = Extension.objects.filter(assignment=assignment, user=user).first()
+    counting = score_that_counts(assignment=assignment, user=user)
+    policy = assignment.policy_for(extension)
+    now = timezone.now()
+    if counting is not None:
+        state = STATE_DONE
+    elif policy.due_at is None or now <= policy.due_at:
+        state = STATE_OPEN
+    elif lateness(policy=policy, submitted_at=now).accepted:
+        state = STATE_LATE
+    else:
+        state = STATE_CLOSED
+    return StudentAssignment(
+        assignment=assignment,
+        due_at=policy.due_at,
+        extension=extension,
+        counting=counting,
+        state=state,
+    )
+
+
+# --- What course staff may open --------------------------------------------------------------
+
+
+def course_submission_get(*, assignment: Assignment, submission_id: int) -> Submission | None:
+    """A submission to this assignment's exercise by a student of its course, else None."""
+    if assignment.exercise_id is None:
+        return None
+    return (
+        Submission.objects.filter(
+            pk=submission_id,
+            exercise_id=assignment.exercise_id,
+            user__course_memberships__course_id=assignment.course_id,
+            user__course_memberships__role=Membership.Role.STUDENT,
+        )
+        .select_related("user", "exercise")
+        .first()
+    )
+
+
+def course_attempt_get(*, assignment: Assignment, attempt_id: int) -> Attempt | None:
+    if assignment.question_id is None:
+        return None
+    return (
+        Attempt.objects.filter(
+            pk=attempt_id,
+            question_id=assignment.question_id,
+            follow_up__isnull=True,
+            user__course_memberships__course_id=assignment.course_id,
+            user__course_memberships__role=Membership.Role.STUDENT,
+        )
+        .select_related("user", "question")
+        .first()
+    )
+
+
+# --- Similarity ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SimilarityRow:
+    left: Submission
+    right: Submission
+    pair: Any  # courses.similarity.Pair
+
+
+@dataclass(frozen=True)
+class SimilarityReport:
+    compared: int  # students with a final submission
+    threshold: float
+    rows: tuple[SimilarityRow, ...]
+
+
+def final_submissions(*, assignment: Assignment) -> dict[int, Submission]:
+    """Each student's last graded submission that the policy accepts, by user id."""
+    if assignment.exercise_id is None:
+        return {}
+    memberships = list(students_of(course=assignment.course))
+    enrolled_at = {m.user_id: m.created_at for m in memberships}
+    extensions = {e.user_id: e for e in Extension.objects.filter(assignment=assignment)}
+    rows = Submission.objects.filter(
+        exercise_id=assignment.exercise_id,
+        user_id__in=list(enrolled_at),
+        status__in=COUNTED_STATUSES,
+    ).select_related("user")
+    final: dict[int, Submission] = {}
+    for row in rows.order_by("received_at", "id"):
+        if row.received_at < enrolled_at[row.user_id]:
+            continue
+        if assignment.opens_at is not None and row.received_at < assignment.opens_at:
+            continue
+        policy = assignment.policy_for(extensions.get(row.user_id))
+        if lateness(policy=policy, submitted_at=row.received_at).accepted:
+            final[row.user_id] = row
+    return final
+
+
+def similarity_report(
+    *, assignment: Assignment, threshold: float | None = None
+) -> SimilarityReport:
+    """The pairs of final submissions at least ``threshold`` alike (the assignment's own by
+    default), the exercise's starter code left out as boilerplate."""
+    from courses.similarity import similar_pairs
+
+    threshold = assignment.similarity_threshold if threshold is None else threshold
+    final = final_submissions(assignment=assignment)
+    pairs = similar_pairs(
+        # By username, so a pair reads in the same order on every visit.
+        codes={
+            user_id: row.code
+            for user_id, row in sorted(final.items(), key=lambda kv: kv[1].user.get_username())
+        },
+        boilerplate=assignment.exercise.starter_code if assignment.exercise_id else "",
+        threshold=threshold,
+    )
+    return SimilarityReport(
+        compared=len(final),
+        threshold=threshold,
+        rows=tuple(SimilarityRow(left=final[p.left], right=final[p.right], pair=p) for p in pairs),
     )

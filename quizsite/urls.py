@@ -5,6 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts import api, views
+from courses.urls import api_urlpatterns as courses_api_urlpatterns
 from grader.urls.submissions import api_urlpatterns
 from grader.views.trials import TrialRunCreateApi, TrialRunDetailApi
 from quizsite import views as site_views
@@ -61,6 +62,7 @@ urlpatterns = [
     ),
     path("api/runs/<int:pk>/", TrialRunDetailApi.as_view(), name="trial-run-api-detail"),
     path("", include(api_urlpatterns)),
+    path("", include(courses_api_urlpatterns)),
 ]
 
 # A failure inside the API answers JSON, as the rest of the API does; pages keep 500.html.
