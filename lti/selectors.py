@@ -37,6 +37,7 @@ def tool_urls(*, registration: LtiRegistration, base_url: str) -> dict[str, str]
         "Target link / redirect URL": base + reverse("lti:launch"),
         "Deep linking URL": base + reverse("lti:launch"),
         "Public key set (JWKS) URL": base + reverse("lti:jwks"),
+        "Dynamic registration URL (any platform)": base + reverse("lti:register"),
     }
 
 

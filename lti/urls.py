@@ -8,6 +8,7 @@ urlpatterns = [
     path("lti/jwks/", views.jwks, name="jwks"),
     path("lti/login/<uuid:registration_uuid>/", views.oidc_login, name="login"),
     path("lti/launch/", views.launch, name="launch"),
+    path("lti/register/", views.register, name="register"),
     path("lti/pick/", views.pick, name="pick"),
     path("lti/deep-link/", views.deep_link, name="deep-link"),
     path("lti/courses/<slug:slug>/sync/", views.course_sync, name="course-sync"),

@@ -30,7 +30,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from lti_tool.models import Key, LtiLaunch
 from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoOIDCLogin
 from pylti1p3.deep_link_resource import DeepLinkResource
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.lineitem import LineItem
 
 from courses.models import Assignment, Course, Membership
@@ -47,6 +47,7 @@ from lti.errors import (
 )
 from lti.launch import StrictToolConfig, launch_restore, launch_validate
 from lti.models import CourseContext, GradeSync
+from lti.registration import MSG_REGISTRATION_INVALID, dynamic_registration_run
 from lti.selectors import grade_syncs_of, platform_origins
 from questions.models import Question
 
@@ -95,7 +96,7 @@ def oidc_login(request: HttpRequest, registration_uuid: str) -> HttpResponse:
     )
     try:
         return oidc.redirect(target)
-    except LtiException:
+    except (LtiException, OIDCException):  # the library's login errors share no base class
         return _refused(request, LtiRefused(MSG_PLATFORM_UNKNOWN))
 
 
@@ -286,6 +287,33 @@ class _DeepLinkResourceWithSubmission(DeepLinkResource):
             if isinstance(line_item, dict):
                 line_item["endDateTime"] = stamp
         return item
+
+
+MSG_REGISTERED = (
+    "Registered. A tool administrator activates the registration and its deployment in the "
+    "admin of this tool before the first launch."
+)
+
+
+@require_http_methods(["GET"])
+def register(request: HttpRequest) -> HttpResponse:
+    """Dynamic registration: the platform opens this, in its frame, with its configuration."""
+    url = request.GET.get("openid_configuration", "")
+    if not url.startswith(("https://", "http://")):
+        return _refused(request, LtiRefused(MSG_REGISTRATION_INVALID, status=400))
+    try:
+        dynamic_registration_run(
+            openid_configuration_url=url,
+            registration_token=request.GET.get("registration_token", ""),
+            base_url=request.build_absolute_uri("/"),
+        )
+    except LtiRefused as error:
+        return _refused(request, error)
+    response = render(request, "lti/registered.html", {"message": MSG_REGISTERED})
+    # The platform frames this page before it is a registered (active) platform: its origin only.
+    response._csp_replace = {"frame-ancestors": [_origin_of(url)]}  # type: ignore[attr-defined]
+    response.xframe_options_exempt = True  # type: ignore[attr-defined]
+    return response
 
 
 @require_http_methods(["GET"])

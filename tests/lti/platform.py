@@ -72,6 +72,9 @@ class Platform:
     # The name its URLs use: the tool's, so both are one site and the launch's cookies (SameSite
     # Lax on plain HTTP) reach the tool from inside the platform's iframe.
     host: str = "127.0.0.1"
+    # Dynamic registration: the one-time token the platform hands the tool, and what it got.
+    registration_token: str = "registration-token-1"
+    registered: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.private_key, self.public_jwk = _key()
@@ -399,6 +402,78 @@ class Platform:
             self.deep_link_items.extend(claims.get(DL + "content_items", []))
         return 200, f"<h1>Added {len(claims.get(DL + 'content_items', []))} item(s)</h1>"
 
+    # --- dynamic registration --------------------------------------------------------------
+
+    @property
+    def openid_configuration_url(self) -> str:
+        return self.url + "/.well-known/openid-configuration"
+
+    def _openid_configuration(self, handler: BaseHTTPRequestHandler) -> tuple[int, Any]:
+        if handler.headers.get("Authorization") != f"Bearer {self.registration_token}":
+            return 401, {"error": "registration token expected"}
+        return 200, {
+            "issuer": self.issuer,
+            "authorization_endpoint": self.auth_url,
+            "token_endpoint": self.token_url,
+            "jwks_uri": self.jwks_url,
+            "registration_endpoint": self.url + "/register",
+            "scopes_supported": sorted(ALLOWED_SCOPES | {"openid"}),
+            "response_types_supported": ["id_token"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                "product_family_code": "test-platform",
+                "version": "1.0",
+                "messages_supported": [
+                    {"type": "LtiResourceLinkRequest"},
+                    {"type": "LtiDeepLinkingRequest"},
+                ],
+            },
+        }
+
+    def _register(self, handler: BaseHTTPRequestHandler, raw: bytes) -> tuple[int, Any]:
+        if handler.headers.get("Authorization") != f"Bearer {self.registration_token}":
+            return 401, {"error": "registration token expected"}
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return 400, {"error": "not JSON"}
+        problems = [
+            name
+            for name, ok in (
+                ("redirect_uris", self.tool_launch_url in body.get("redirect_uris", [])),
+                ("initiate_login_uri", str(body.get("initiate_login_uri", "")).startswith("http")),
+                ("jwks_uri", str(body.get("jwks_uri", "")).startswith("http")),
+                (
+                    "token_endpoint_auth_method",
+                    body.get("token_endpoint_auth_method") == "private_key_jwt",
+                ),
+                (
+                    "scope",
+                    set(str(body.get("scope", "")).split())
+                    <= ALLOWED_SCOPES
+                    | {"https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly"},
+                ),
+                (
+                    "tool configuration",
+                    "https://purl.imsglobal.org/spec/lti-tool-configuration" in body,
+                ),
+            )
+            if not ok
+        ]
+        if problems:
+            return 400, {"error": f"invalid registration: {problems}"}
+        # The token is spent: a second registration with it is refused.
+        self.registration_token = uuid.uuid4().hex
+        self.registered.append(body)
+        return 200, {
+            **body,
+            "client_id": self.client_id,
+            "https://purl.imsglobal.org/spec/lti-tool-configuration": {
+                **body["https://purl.imsglobal.org/spec/lti-tool-configuration"],
+                "deployment_id": self.deployment_id,
+            },
+        }
+
     # --- the HTTP side ----------------------------------------------------------------------
 
     def _handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
@@ -411,6 +486,10 @@ class Platform:
         if method == "POST" and "json" not in (handler.headers.get("Content-Type") or ""):
             form.update({k: v[0] for k, v in parse_qs(raw.decode()).items()})
         try:
+            if path == "/.well-known/openid-configuration":
+                return self._json(handler, *self._openid_configuration(handler))
+            if path == "/register" and method == "POST":
+                return self._json(handler, *self._register(handler, raw))
             if path == "/jwks":
                 return self._json(handler, 200, {"keys": [self.public_jwk]})
             if path == "/auth":

@@ -244,3 +244,12 @@ def test_an_unknown_role_is_refused(platform: Platform, registration) -> None:
     )
     response, _ = launch_through(Client(), platform, registration, hint)
     _refused(response, errors.MSG_ROLE_UNKNOWN, before)
+
+
+def test_a_login_for_an_unknown_registration_is_refused(platform: Platform, registration) -> None:
+    import uuid
+
+    hint = platform.launch_prepare(sub="x", roles=[ROLE_LEARNER])
+    response = Client().get(f"/lti/login/{uuid.uuid4()}/", platform.login_params(hint))
+    assert response.status_code == 403
+    assert errors.MSG_PLATFORM_UNKNOWN in response.content.decode()
