@@ -45,6 +45,15 @@ _REASONS: tuple[tuple[str, str], ...] = (
 )
 
 
+class LaunchDataStorage(DjangoCacheDataStorage):
+    """The library's cache storage without its session cookie: on HTTPS it would key launches by
+    a cookie that a browser blocking third-party cookies never sends to the frame. A launch is
+    found by its random id, which only the signed token of a framed page carries."""
+
+    def get_session_cookie_name(self) -> str | None:
+        return None
+
+
 class StrictToolConfig(DjangoToolConfig):
     """Finds only registered, active deployments (the library would create one)."""
 
@@ -90,7 +99,7 @@ def _reason(error: LtiException) -> str:
 def launch_validate(*, request: HttpRequest) -> LtiLaunch:
     """The validated launch of a platform's POST, or LtiRefused saying why (nothing written)."""
     message_launch = DjangoMessageLaunch(
-        request, StrictToolConfig(), launch_data_storage=DjangoCacheDataStorage()
+        request, StrictToolConfig(), launch_data_storage=LaunchDataStorage()
     )
     try:
         message_launch.validate()
@@ -109,7 +118,7 @@ def launch_restore(*, request: HttpRequest, launch_id: str) -> LtiLaunch | None:
     """A launch validated earlier in this session (deep linking answers it later)."""
     try:
         message_launch = DjangoMessageLaunch.from_cache(
-            launch_id, request, StrictToolConfig(), launch_data_storage=DjangoCacheDataStorage()
+            launch_id, request, StrictToolConfig(), launch_data_storage=LaunchDataStorage()
         )
     except LtiException:
         return None

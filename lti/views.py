@@ -8,6 +8,7 @@ page keeps frame-ancestors 'none' and X-Frame-Options DENY."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import wraps
 from typing import Any
@@ -25,10 +26,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 from lti_tool.models import Key, LtiLaunch
-from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoOIDCLogin
+from pylti1p3.contrib.django import DjangoOIDCLogin
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.lineitem import LineItem
@@ -45,15 +47,15 @@ from lti.errors import (
     MSG_PLATFORM_UNKNOWN,
     LtiRefused,
 )
-from lti.launch import StrictToolConfig, launch_restore, launch_validate
+from lti.launch import LaunchDataStorage, StrictToolConfig, launch_restore, launch_validate
 from lti.models import CourseContext, GradeSync
 from lti.registration import MSG_REGISTRATION_INVALID, dynamic_registration_run
 from lti.selectors import grade_syncs_of, platform_origins
 from questions.models import Question
 
-SESSION_LAUNCH = "lti_launch_id"
-SESSION_COURSE = "lti_course_id"
-SESSION_ROLE = "lti_role"
+# Pages inside the platform's frame carry their launch in a signed token (see _Frame).
+FRAME_SALT = "lti.frame"
+FRAME_MAX_AGE_SECONDS = 60 * 60
 # The one-time link to continue in a new window (browsers that block cookies in frames).
 CONTINUE_SALT = "lti.continue"
 CONTINUE_MAX_AGE_SECONDS = 5 * 60
@@ -92,7 +94,7 @@ def oidc_login(request: HttpRequest, registration_uuid: str) -> HttpResponse:
     # No cookie-check page: the library's is an inline script, which the CSP refuses; a browser
     # that blocks the state cookie gets a refused launch that offers a new window instead.
     oidc = DjangoOIDCLogin(
-        request, StrictToolConfig(registration_uuid), launch_data_storage=DjangoCacheDataStorage()
+        request, StrictToolConfig(registration_uuid), launch_data_storage=LaunchDataStorage()
     )
     try:
         return oidc.redirect(target)
@@ -100,11 +102,48 @@ def oidc_login(request: HttpRequest, registration_uuid: str) -> HttpResponse:
         return _refused(request, LtiRefused(MSG_PLATFORM_UNKNOWN))
 
 
-def _continue_url(request: HttpRequest, *, next_url: str) -> str:
+def _continue_url(*, user_id: int, next_url: str) -> str:
     token = signing.dumps(
-        {"u": request.user.pk, "n": next_url, "t": timezone.now().timestamp()}, salt=CONTINUE_SALT
+        {"u": user_id, "n": next_url, "t": timezone.now().timestamp()}, salt=CONTINUE_SALT
     )
     return reverse("lti:continue", kwargs={"token": token})
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """What a page inside the platform's frame knows of its launch, from the signed token in
+    its URL: a browser that blocks third-party cookies sends the frame no session and no CSRF
+    cookie, so the token is both (unguessable, bound to the launch, the user and the role)."""
+
+    launch: LtiLaunch
+    user_id: int
+    course_id: int
+    role: str
+
+
+def _frame_token(*, launch: LtiLaunch, accepted: services.LaunchAccepted) -> str:
+    return signing.dumps(
+        {
+            "l": launch.get_launch_id(),
+            "u": accepted.user.pk,
+            "c": accepted.course.pk,
+            "r": str(accepted.role),
+        },
+        salt=FRAME_SALT,
+    )
+
+
+def _frame(request: HttpRequest, token: str, *, staff: bool = True) -> _Frame:
+    try:
+        data = signing.loads(token, salt=FRAME_SALT, max_age=FRAME_MAX_AGE_SECONDS)
+    except signing.BadSignature as error:
+        raise PermissionDenied(MSG_NO_LAUNCH) from error
+    lti_launch = launch_restore(request=request, launch_id=data["l"])
+    if lti_launch is None:
+        raise PermissionDenied(MSG_NO_LAUNCH)
+    if staff and data["r"] not in Membership.STAFF_ROLES:
+        raise PermissionDenied(MSG_DEEP_LINK_STAFF_ONLY)
+    return _Frame(launch=lti_launch, user_id=data["u"], course_id=data["c"], role=data["r"])
 
 
 @csrf_exempt
@@ -116,61 +155,65 @@ def launch(request: HttpRequest) -> HttpResponse:
         accepted = services.launch_accept(launch=lti_launch)
     except LtiRefused as error:
         return _refused(request, error)
+    # Signed in for a launch in a window of its own; inside a frame the token below carries it.
     login(request, accepted.user, backend="django.contrib.auth.backends.ModelBackend")
-    request.session[SESSION_LAUNCH] = lti_launch.get_launch_id()
-    request.session[SESSION_COURSE] = accepted.course.pk
-    request.session[SESSION_ROLE] = str(accepted.role)
+    token = _frame_token(launch=lti_launch, accepted=accepted)
     if lti_launch.is_deep_link_launch:
-        return redirect("lti:deep-link")
-    return _landing(request, lti_launch=lti_launch, accepted=accepted)
+        return redirect("lti:deep-link", token=token)
+    staff = accepted.role in Membership.STAFF_ROLES
+    if accepted.assignment is None and staff:
+        return redirect("lti:pick", token=token)
+    return _landing(
+        request,
+        user_id=accepted.user.pk,
+        course=accepted.course,
+        assignment=accepted.assignment,
+        staff=staff,
+    )
 
 
 def _landing(
-    request: HttpRequest, *, lti_launch: LtiLaunch, accepted: services.LaunchAccepted
+    request: HttpRequest,
+    *,
+    user_id: int,
+    course: Course,
+    assignment: Assignment | None,
+    staff: bool,
 ) -> HttpResponse:
-    staff = accepted.role in Membership.STAFF_ROLES
-    if accepted.assignment is None and staff:
-        return redirect("lti:pick")
     context: dict[str, Any] = {
-        "course": accepted.course,
-        "staff": staff,
-        "assignment": accepted.assignment,
-        "message": None if accepted.assignment else MSG_NO_ASSIGNMENT,
+        "course": course,
+        "assignment": assignment,
+        "message": None if assignment else MSG_NO_ASSIGNMENT,
     }
-    if accepted.assignment is not None:
-        target = accepted.assignment.target_url
-        context["continue_url"] = _continue_url(request, next_url=target)
+    if assignment is not None:
+        context["continue_url"] = _continue_url(user_id=user_id, next_url=assignment.target_url)
+    if staff:
+        context["sync_url"] = _continue_url(
+            user_id=user_id, next_url=reverse("lti:course-sync", kwargs={"slug": course.slug})
+        )
     return render(request, "lti/landing.html", context)
 
 
-def _session_launch(request: HttpRequest) -> LtiLaunch:
-    launch_id = request.session.get(SESSION_LAUNCH)
-    lti_launch = launch_restore(request=request, launch_id=launch_id) if launch_id else None
-    if lti_launch is None or not request.user.is_authenticated:
-        raise PermissionDenied(MSG_NO_LAUNCH)
-    return lti_launch
-
-
-def _staff_launch(request: HttpRequest) -> LtiLaunch:
-    lti_launch = _session_launch(request)
-    if request.session.get(SESSION_ROLE) not in Membership.STAFF_ROLES:
-        raise PermissionDenied(MSG_DEEP_LINK_STAFF_ONLY)
-    return lti_launch
-
-
+@csrf_exempt  # the signed token in the URL stands for the CSRF cookie a frame may not get
 @frameable
 @require_http_methods(["GET", "POST"])
-def pick(request: HttpRequest) -> HttpResponse:
+def pick(request: HttpRequest, token: str) -> HttpResponse:
     """An instructor's launch of a link with no assignment yet: tie one of the course's."""
-    lti_launch = _staff_launch(request)
-    course_id = request.session[SESSION_COURSE]
-    choices = Assignment.objects.filter(course_id=course_id, lti_link__isnull=True)
+    frame = _frame(request, token)
+    course = get_object_or_404(Course, pk=frame.course_id)
+    choices = Assignment.objects.filter(course=course, lti_link__isnull=True)
     if request.method == "POST":
         assignment = get_object_or_404(choices, pk=request.POST.get("assignment"))
-        services.assignment_link(assignment=assignment, launch=lti_launch)
-        return redirect(assignment.get_absolute_url())
-    course = get_object_or_404(Course, pk=course_id)
-    return render(request, "lti/pick.html", {"assignments": choices, "course": course})
+        services.assignment_link(assignment=assignment, launch=frame.launch)
+        return _landing(
+            request, user_id=frame.user_id, course=course, assignment=assignment, staff=True
+        )
+    sync_url = _continue_url(
+        user_id=frame.user_id, next_url=reverse("lti:course-sync", kwargs={"slug": course.slug})
+    )
+    return render(
+        request, "lti/pick.html", {"assignments": choices, "course": course, "sync_url": sync_url}
+    )
 
 
 MSG_RESENT = "The score is queued to be sent again."
@@ -178,7 +221,6 @@ MSG_ROSTER_SYNCED = "Roster synchronised: {enrolled} enrolled, {skipped} skipped
 MSG_ROSTER_FAILED = "The platform refused the roster: {error}"
 
 
-@frameable
 @login_required
 @require_http_methods(["GET", "POST"])
 def course_sync(request: HttpRequest, slug: str) -> HttpResponse:
@@ -218,12 +260,13 @@ def _due_at(value: str, *, course_zone: Any) -> datetime | None:
     return parsed
 
 
+@csrf_exempt  # the signed token in the URL stands for the CSRF cookie a frame may not get
 @frameable
 @require_http_methods(["GET", "POST"])
-def deep_link(request: HttpRequest) -> HttpResponse:
+def deep_link(request: HttpRequest, token: str) -> HttpResponse:
     """Deep linking: the instructor picks an exercise or a question and its due time; the
     platform gets one ltiResourceLink with its line item, and the tool the assignment."""
-    lti_launch = _staff_launch(request)
+    lti_launch = _frame(request, token).launch
     if not lti_launch.is_deep_link_launch:
         raise PermissionDenied(MSG_NO_LAUNCH)
     exercises = Exercise.objects.order_by("title")
@@ -327,5 +370,7 @@ def continue_in_window(request: HttpRequest, token: str) -> HttpResponse:
         return HttpResponseBadRequest(MSG_NO_LAUNCH)
     user = get_object_or_404(get_user_model(), pk=data["u"])
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    next_url = data["n"] if str(data["n"]).startswith("/") else "/"
+    next_url = str(data["n"])
+    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts=None):
+        next_url = "/"
     return redirect(next_url)

@@ -89,20 +89,36 @@ def test_the_launch_role_becomes_the_course_role(
 def test_an_instructor_launch_without_an_assignment_offers_to_pick_one(
     platform: Platform, registration
 ) -> None:
-    client = Client()
     hint = platform.launch_prepare(sub="teacher", roles=[ROLE_INSTRUCTOR])
-    response, _form = launch_through(client, platform, registration, hint)
-    assert response.status_code == 302 and response["Location"] == "/lti/pick/"
+    response, _form = launch_through(Client(), platform, registration, hint)
+    assert response.status_code == 302 and response["Location"].startswith("/lti/pick/")
+    pick_url = response["Location"]
     course = Course.objects.get()
     assignment = assignment_create(course=course, title="Week 1")
-    page = client.get("/lti/pick/")
+    # A browser that blocks cookies in the platform's frame: no session, no CSRF cookie; the
+    # signed token in the URL is enough, and nothing else is.
+    frame = Client(enforce_csrf_checks=True)
+    page = frame.get(pick_url)
     assert "Week 1" in page.content.decode()
     assert f"frame-ancestors {platform.url}" in page["Content-Security-Policy"]
-    done = client.post("/lti/pick/", {"assignment": assignment.pk})
-    assert done.status_code == 302
+    assert frame.post(pick_url.replace("/pick/", "/pick/x"), {"assignment": 1}).status_code == 403
+    done = frame.post(pick_url, {"assignment": assignment.pk})
+    assert done.status_code == 200 and "Week 1" in done.content.decode()
     link = AssignmentLink.objects.get()
     assert link.assignment == assignment and link.resource_link.id_on_platform == "link-1"
     assert link.line_item_url == platform.line_item_url("item-1")
+
+
+def test_a_learner_token_cannot_pick(platform: Platform, registration) -> None:
+    from django.core import signing
+
+    from lti.views import FRAME_SALT
+
+    hint = platform.launch_prepare(sub="teacher", roles=[ROLE_INSTRUCTOR])
+    response, _form = launch_through(Client(), platform, registration, hint)
+    data = signing.loads(response["Location"].split("/")[3], salt=FRAME_SALT)
+    learner = signing.dumps({**data, "r": Membership.Role.STUDENT.value}, salt=FRAME_SALT)
+    assert Client().get(f"/lti/pick/{learner}/").status_code == 403
 
 
 def test_the_user_is_found_by_issuer_and_subject_never_by_email(
