@@ -39,6 +39,31 @@ class NamedRowsFormSet(forms.BaseInlineFormSet):
         _name_fields(form)
 
 
+class CourseTimeZoneMixin:
+    """An existing object's times are shown and typed in its course's time zone, as on the
+    course's pages (a new one's in the site's, UTC: its course is not chosen yet)."""
+
+    def course_of(self, object_id: str) -> Course | None:
+        raise NotImplementedError
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        course = self.course_of(object_id) if object_id and object_id.isdigit() else None
+        zone = course.zone if course is not None else timezone.get_current_timezone()
+        with timezone.override(zone):
+            response = super().changeform_view(  # type: ignore[misc]
+                request, object_id, form_url, extra_context
+            )
+            if isinstance(response, TemplateResponse):
+                response.render()  # now, in the course's time zone (it renders lazily)
+            return response
+
+
 class MembershipInline(admin.TabularInline):
     model = Membership
     formset = NamedRowsFormSet
@@ -66,12 +91,15 @@ class AssignmentForm(forms.ModelForm):
 
 
 @admin.register(Course)
-class CourseAdmin(admin.ModelAdmin):
+class CourseAdmin(CourseTimeZoneMixin, admin.ModelAdmin):
     list_display = ("title", "slug", "time_zone", "created_at")
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
     fields = ("title", "slug", "time_zone", "invite_enabled")
     inlines = (MembershipInline, AssignmentInline)
+
+    def course_of(self, object_id: str) -> Course | None:
+        return Course.objects.filter(pk=object_id).first()
 
     def save_model(self, request: HttpRequest, obj: Course, form: Any, change: bool) -> None:
         if not change:
@@ -82,8 +110,12 @@ class CourseAdmin(admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(CourseTimeZoneMixin, admin.ModelAdmin):
     form = AssignmentForm
+
+    def course_of(self, object_id: str) -> Course | None:
+        return Course.objects.filter(assignments__pk=object_id).first()
+
     list_display = ("title", "course", "exercise", "question", "opens_at", "due_at", "late_policy")
     list_filter = ("course", "late_policy")
     search_fields = ("title", "course__title")
@@ -100,27 +132,6 @@ class AssignmentAdmin(admin.ModelAdmin):
         "hard_deadline",
         "similarity_threshold",
     )
-
-    def changeform_view(
-        self,
-        request: HttpRequest,
-        object_id: str | None = None,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        """An existing assignment's times are shown and typed in its course's time zone, as on
-        the course's pages (a new one's in the site's, UTC: its course is not chosen yet)."""
-        course = (
-            Course.objects.filter(assignments__pk=object_id).first()
-            if object_id and object_id.isdigit()
-            else None
-        )
-        zone = course.zone if course is not None else timezone.get_current_timezone()
-        with timezone.override(zone):
-            response = super().changeform_view(request, object_id, form_url, extra_context)
-            if isinstance(response, TemplateResponse):
-                response.render()  # now, in the course's time zone (it renders lazily)
-            return response
 
     def save_model(self, request: HttpRequest, obj: Assignment, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
