@@ -309,10 +309,11 @@ class ExtensionListApi(APIView):
         request=ExtensionCreateSerializer, responses={201: ExtensionSerializer(many=True)}
     )
     def post(self, request: Request, slug: str) -> Response:
-        course = _course(request, slug)
-        _instructor(request, course)
+        # The body first, as every endpoint of the API reads it (a malformed one is a 400).
         payload = ExtensionCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
+        course = _course(request, slug)
+        _instructor(request, course)
         data = payload.validated_data
         assignment = _assignment(course, data["assignment"])
         users = _students(course, data["usernames"])
@@ -360,10 +361,11 @@ class OverrideListApi(APIView):
 
     @extend_schema(request=OverrideCreateSerializer, responses={201: OverrideSerializer})
     def post(self, request: Request, slug: str) -> Response:
-        course = _course(request, slug)
-        _instructor(request, course)
+        # The body first, as every endpoint of the API reads it (a malformed one is a 400).
         payload = OverrideCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
+        course = _course(request, slug)
+        _instructor(request, course)
         data = payload.validated_data
         assignment = _assignment(course, data["assignment"])
         (user,) = _students(course, [data["username"]], field="username")

@@ -4,6 +4,7 @@ assignment under its late policy (one student, or a whole gradebook in a few que
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import statistics
 from collections import Counter
@@ -13,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
@@ -551,6 +553,11 @@ def final_submissions(*, assignment: Assignment) -> dict[int, Submission]:
     return final
 
 
+# A report is computed when its page is opened (seconds for a large class) and kept this long,
+# under a key that changes with any student's final submission, the starter code or the threshold.
+SIMILARITY_CACHE_SECONDS = 600
+
+
 def similarity_report(
     *, assignment: Assignment, threshold: float | None = None
 ) -> SimilarityReport:
@@ -560,15 +567,21 @@ def similarity_report(
 
     threshold = assignment.similarity_threshold if threshold is None else threshold
     final = final_submissions(assignment=assignment)
-    pairs = similar_pairs(
-        # By username, so a pair reads in the same order on every visit.
-        codes={
-            user_id: row.code
-            for user_id, row in sorted(final.items(), key=lambda kv: kv[1].user.get_username())
-        },
-        boilerplate=assignment.exercise.starter_code if assignment.exercise_id else "",
-        threshold=threshold,
-    )
+    # By username, so a pair reads in the same order on every visit.
+    ordered = sorted(final.items(), key=lambda kv: kv[1].user.get_username())
+    starter = assignment.exercise.starter_code if assignment.exercise_id else ""
+    fingerprint = hashlib.sha256(
+        repr((threshold, starter, [(u, row.pk) for u, row in ordered])).encode()
+    ).hexdigest()
+    key = f"courses:similarity:{assignment.pk}:{fingerprint}"
+    pairs = cache.get(key)
+    if pairs is None:
+        pairs = similar_pairs(
+            codes={user_id: row.code for user_id, row in ordered},
+            boilerplate=starter,
+            threshold=threshold,
+        )
+        cache.set(key, pairs, SIMILARITY_CACHE_SECONDS)
     return SimilarityReport(
         compared=len(final),
         threshold=threshold,

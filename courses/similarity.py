@@ -15,10 +15,16 @@ from typing import Any
 
 import numpy as np
 
-# copydetect's defaults: matches shorter than NOISE characters of tokenised code are ignored,
-# matches of GUARANTEE or more are always found.
+# Matches shorter than NOISE characters of tokenised code are ignored (copydetect's default).
+# Every k-gram is kept (no winnowing window): copydetect hashes with Python's hash(), salted
+# per process, so a winnowing window would pick other fingerprints in each web process and the
+# same pair would read 79 % on one visit and 82 % on the next. Students' code is short enough.
 NOISE_THRESHOLD = 25
-GUARANTEE_THRESHOLD = 30
+GUARANTEE_THRESHOLD = NOISE_THRESHOLD
+# A submission adding less than this to the starter code (in characters of tokenised code) has
+# nothing of its student's own to compare: its few k-grams that straddle the starter's would
+# make any two such submissions look like copies of each other.
+MIN_OWN_TOKENS = 2 * NOISE_THRESHOLD
 # Python source: the file name only tells pygments which lexer to use.
 FILE_NAME = "submission.py"
 
@@ -85,6 +91,7 @@ def similar_pairs(
     if boilerplate.strip():
         base = np.unique(np.array(list(_fingerprint(boilerplate).hashes), dtype=np.int64))
     prints = {key: _fingerprint(code, base) for key, code in codes.items()}
+    prints = {key: fp for key, fp in prints.items() if fp.token_coverage >= MIN_OWN_TOKENS}
     pairs = []
     for left, right in combinations(prints, 2):
         _, (share_left, share_right), (slices_left, slices_right) = compare_files(
