@@ -161,3 +161,26 @@ def test_a_forged_launch_is_refused_in_the_frame_and_leaves_nothing(
     assert get_user_model().objects.count() == users_before
     assert not Membership.objects.exists()
     assert not LtiUser.objects.exists()
+
+
+def test_the_framed_pages_have_no_serious_accessibility_violation(
+    page: Page, live_server, platform: Platform
+) -> None:
+    from django.test import Client
+
+    from tests.e2e.test_accessibility import _scan
+    from tests.lti.conftest import launch_through
+
+    registration = register(platform)
+    paths = []
+    for deep_linking in (True, False):
+        hint = platform.launch_prepare(
+            sub="teacher-axe", roles=[ROLE_INSTRUCTOR], deep_linking=deep_linking
+        )
+        response, _form = launch_through(Client(), platform, registration, hint)
+        assert response.status_code == 302
+        paths.append(response["Location"])
+    assignment_create(course=CourseContext.objects.get().course, title="Week 3")
+    page.goto(live_server.url)
+    found = _scan(page, [f"{live_server.url}{path}" for path in paths])
+    assert not found, "serious accessibility violations:\n" + "\n".join(found)
