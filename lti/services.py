@@ -292,6 +292,17 @@ def grade_sync_resend(*, grade_sync: GradeSync) -> bool:
     return grade_send_request(assignment_id=grade_sync.assignment_id, user_id=grade_sync.user_id)
 
 
+def grade_syncs_failed_retry() -> int:
+    """Publish again every passback that ran out of retries (a platform down for longer than
+    the task's backoff); how many were published."""
+    published = 0
+    for assignment_id, user_id in GradeSync.objects.filter(
+        status=GradeSync.Status.FAILED
+    ).values_list("assignment_id", "user_id"):
+        published += grade_send_request(assignment_id=assignment_id, user_id=user_id)
+    return published
+
+
 # --- Names and roles --------------------------------------------------------------------------
 
 

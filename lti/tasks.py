@@ -12,6 +12,7 @@ from lti.models import CourseContext
 
 GRADE_SEND = services.GRADE_SEND_TASK
 ROSTERS_SYNC = "lti.rosters_sync"
+GRADES_RETRY = "lti.grades_retry"
 
 log = logging.getLogger(__name__)
 
@@ -37,3 +38,8 @@ def rosters_sync() -> None:
             services.roster_sync(course_context_id=pk)
         except Exception:  # one platform down must not stop the others; its row says why
             log.exception("roster sync failed for course context %s", pk)
+
+
+@shared_task(name=GRADES_RETRY)
+def grades_retry() -> None:
+    services.grade_syncs_failed_retry()

@@ -398,6 +398,12 @@ CELERY_BEAT_SCHEDULE = {
         # the queued ones expire and are dropped on delivery instead of run back to back.
         "options": {"queue": "sweeper", "expires": GRADER_SWEEP_SECONDS},
     },
+    # Scores a platform refused past the passback's own retries, sent again hourly.
+    "lti-retry-grades": {
+        "task": "lti.grades_retry",
+        "schedule": env.float("LTI_GRADES_RETRY_SECONDS", default=60 * 60),
+        "options": {"expires": 60 * 60},
+    },
     # LTI courses' rosters from their platforms (names and roles service), nightly.
     "lti-sync-rosters": {
         "task": "lti.rosters_sync",

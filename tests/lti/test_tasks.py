@@ -18,9 +18,11 @@ def test_the_published_names_are_registered_tasks() -> None:
     assert tasks.grade_send.name == services.GRADE_SEND_TASK
 
 
-def test_beat_synchronises_rosters() -> None:
-    entry = settings.CELERY_BEAT_SCHEDULE["lti-sync-rosters"]
-    assert entry["task"] == tasks.ROSTERS_SYNC
+def test_beat_synchronises_rosters_and_retries_refused_scores() -> None:
+    assert settings.CELERY_BEAT_SCHEDULE["lti-sync-rosters"]["task"] == tasks.ROSTERS_SYNC
+    assert settings.CELERY_BEAT_SCHEDULE["lti-retry-grades"]["task"] == tasks.GRADES_RETRY
+    app.loader.import_default_modules()
+    assert tasks.GRADES_RETRY in app.tasks
 
 
 @pytest.mark.django_db
@@ -60,3 +62,35 @@ def test_a_score_change_on_a_linked_assignment_publishes_the_passback(monkeypatc
     )
     score_changed.send(sender=None, assignment_id=assignment.pk, user_id=7)
     assert published == [(services.GRADE_SEND_TASK, (assignment.pk, 7))]
+
+
+@pytest.mark.django_db
+def test_failed_passbacks_are_published_again(monkeypatch) -> None:
+    from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
+
+    from lti.models import AssignmentLink, GradeSync
+    from tests.factories import assignment_create, course_create, student_create
+
+    registration = LtiRegistration.objects.create(
+        name="p",
+        issuer="https://p.example",
+        client_id="c",
+        auth_url="https://p.example/a",
+        token_url="https://p.example/t",
+        keyset_url="https://p.example/k",
+    )
+    deployment = LtiDeployment.objects.create(registration=registration, deployment_id="d")
+    context = LtiContext.objects.create(deployment=deployment, id_on_platform="ctx")
+    assignment = assignment_create(course=course_create())
+    AssignmentLink.objects.create(
+        assignment=assignment, context=context, line_item_url="https://p.example/li/1"
+    )
+    failed, sent = student_create(username="f"), student_create(username="s")
+    GradeSync.objects.create(assignment=assignment, user=failed, status=GradeSync.Status.FAILED)
+    GradeSync.objects.create(assignment=assignment, user=sent, status=GradeSync.Status.SENT)
+    published: list[tuple[str, tuple[int, ...]]] = []
+    monkeypatch.setattr(
+        services, "task_publish", lambda *, name, args: published.append((name, args)) or True
+    )
+    assert services.grade_syncs_failed_retry() == 1
+    assert published == [(services.GRADE_SEND_TASK, (assignment.pk, failed.pk))]
