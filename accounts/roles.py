@@ -5,9 +5,18 @@ from django.contrib.auth.models import Group, Permission
 INSTRUCTORS_GROUP = "Instructors"
 # Apps whose models instructors author. Student-owned rows (attempts, submissions) are
 # read-only to them: they may view them but not forge or delete them; they may regrade.
-CONTENT_APPS = ("questions", "grader")
+CONTENT_APPS = ("questions", "grader", "courses")
 # Written by the pipeline, never by hand: instructors read them (trial runs are students').
-READ_ONLY_MODELS = ("attempt", "submission", "regrade", "regradenotice", "trialrun")
+# Extensions and overrides are changed on a course's staff pages, never in the admin.
+READ_ONLY_MODELS = (
+    "attempt",
+    "submission",
+    "regrade",
+    "regradenotice",
+    "trialrun",
+    "extension",
+    "scoreoverride",
+)
 READ_ONLY_EXTRA = ("regrade_submission",)
 
 

@@ -15,6 +15,7 @@ from django.http import HttpRequest
 
 from common.ratelimit import rate_limit_hit
 from questions import assessment, assessment_eval, selectors
+from questions.events import answer_stored
 from questions.models import Attempt, CheckKind, ExampleAnswer, FollowUp, Question, Status
 from questions.selectors import DRAFTS_SESSION_KEY, Owner, attempts_for
 
@@ -128,7 +129,7 @@ def attempt_create(
         result = follow_up_check(follow_up=follow_up, text=cleaned)
     else:
         result = question_assess(question=question, text=cleaned).as_dict()
-    return Attempt.objects.create(
+    attempt = Attempt.objects.create(
         user=user,
         session_key="" if user else session_key,
         question=question,
@@ -136,6 +137,11 @@ def attempt_create(
         text=cleaned,
         assessment=result,
     )
+    if user is not None and follow_up is None:
+        ids = {"attempt_id": attempt.pk, "user_id": user.pk, "question_id": question.pk}
+        # After the commit: a receiver must never read an answer a rollback took back.
+        transaction.on_commit(lambda: answer_stored.send(sender=Attempt, **ids))
+    return attempt
 
 
 def attempts_claim(*, session_key: str, user: AbstractBaseUser) -> int:

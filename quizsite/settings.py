@@ -45,6 +45,11 @@ INSTALLED_APPS = [
     "common.apps.CommonConfig",
     "questions",
     "grader",
+    # Above grader and questions: assignments count their submissions and answers.
+    "courses.apps.CoursesConfig",
+    # LTI 1.3 tool (django-lti): registrations, keys, launches; lti ties them to courses.
+    "lti_tool",
+    "lti.apps.LtiConfig",
 ]
 
 MIDDLEWARE = [
@@ -392,7 +397,19 @@ CELERY_BEAT_SCHEDULE = {
         # A sweep not run within one interval is superseded by the next: while no worker runs,
         # the queued ones expire and are dropped on delivery instead of run back to back.
         "options": {"queue": "sweeper", "expires": GRADER_SWEEP_SECONDS},
-    }
+    },
+    # Scores a platform refused past the passback's own retries, sent again hourly.
+    "lti-retry-grades": {
+        "task": "lti.grades_retry",
+        "schedule": env.float("LTI_GRADES_RETRY_SECONDS", default=60 * 60),
+        "options": {"expires": 60 * 60},
+    },
+    # LTI courses' rosters from their platforms (names and roles service), nightly.
+    "lti-sync-rosters": {
+        "task": "lti.rosters_sync",
+        "schedule": env.float("LTI_ROSTER_SYNC_SECONDS", default=24 * 60 * 60),
+        "options": {"expires": 60 * 60},
+    },
 }
 
 # Grading pipeline (see grader/services/queue.py).

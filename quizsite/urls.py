@@ -5,6 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts import api, views
+from courses.urls import api_urlpatterns as courses_api_urlpatterns
 from grader.urls.submissions import api_urlpatterns
 from grader.views.trials import TrialRunCreateApi, TrialRunDetailApi
 from quizsite import views as site_views
@@ -53,12 +54,15 @@ urlpatterns = [
     path("", include("questions.urls")),
     path("", include("grader.urls.exercises")),
     path("", include("grader.urls.submissions")),
+    path("", include("courses.urls")),
+    path("", include("lti.urls")),
     # Run before Submit (grader.views.trials), beside the router's exercises and submissions.
     path(
         "api/exercises/<slug:slug>/run/", TrialRunCreateApi.as_view(), name="trial-run-api-create"
     ),
     path("api/runs/<int:pk>/", TrialRunDetailApi.as_view(), name="trial-run-api-detail"),
     path("", include(api_urlpatterns)),
+    path("", include(courses_api_urlpatterns)),
 ]
 
 # A failure inside the API answers JSON, as the rest of the API does; pages keep 500.html.

@@ -111,3 +111,31 @@ def question_get(*, slug: str | None = None) -> Question:
     if slug is None:
         return Question.objects.published().first()
     return Question.objects.get(slug=slug)
+
+
+def course_create(*, title: str = "Attention 101", time_zone: str = "UTC", instructor: Any = None):
+    """A course through the service (its ``instructor``, if given, is its first instructor)."""
+    from courses.services import course_create as create
+
+    return create(title=title, time_zone=time_zone, created_by=instructor)
+
+
+def membership_create(*, course: Any, user: AbstractUser, role: str = "student", when: Any = None):
+    """``user`` in ``course`` with ``role``; ``when`` backdates the enrolment (submissions made
+    before it do not count)."""
+    from courses.services import membership_set
+
+    membership = membership_set(course=course, user=user, role=role)
+    if when is not None:
+        membership.created_at = when
+        membership.save(update_fields=["created_at"])
+    return membership
+
+
+def assignment_create(*, course: Any, title: str = "Attention", **fields: Any):
+    """An assignment of the seeded attention exercise unless ``question`` is given."""
+    from courses.services import assignment_create as create
+
+    if "question" not in fields and "exercise" not in fields:
+        fields["exercise"] = exercise_get()
+    return create(course=course, title=title, **fields)

@@ -26,6 +26,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from grader.engine.status import VerdictStatus
+from grader.events import verdict_stored
 from grader.models import Exercise, Submission
 from grader.selectors.exercises import exercise_for_grading
 from grader.services.regrades import regrade_notice_record
@@ -160,7 +161,20 @@ def submission_finish(
             log.warning("submission %s: lost the claim before writing the verdict", submission.pk)
         elif submission.regrade_id is not None:  # a regrade queued it: tell the student
             regrade_notice_record(submission=submission)
+    if updated:
+        _verdict_stored_send(submission=submission)
     return updated
+
+
+def _verdict_stored_send(*, submission: Submission) -> None:
+    """Tell the apps above (courses) once the verdict is committed; they must never read a
+    verdict that a rollback then took back."""
+    ids = {
+        "submission_id": submission.pk,
+        "user_id": submission.user_id,
+        "exercise_id": submission.exercise_id,
+    }
+    transaction.on_commit(lambda: verdict_stored.send(sender=Submission, **ids))
 
 
 def submission_release(*, submission: Submission) -> None:

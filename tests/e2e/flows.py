@@ -79,3 +79,80 @@ def student_with_two_verdicts(*, username: str, worker: str, **fields: str) -> d
         submission_grade(submission_id=row.pk, worker=worker, executor=CallableExecutor(func))
         submissions.append(row)
     return {"student": student, "exercise": exercise, "submissions": submissions}
+
+
+def course_with_students(*, instructor, student, peer_code: str | None = None) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """A course in Paris time taught by ``instructor``, ``student`` enrolled (before their
+    submissions), an assignment of the attention exercise due in a week (10 % a day late) and
+    one of a question; with ``peer_code``, a second student whose final submission is it, so
+    the similarity report has a pair. Returns the course, the assignment and the staff and
+    student paths of its pages."""
+    from datetime import timedelta
+
+    from courses.models import Membership
+    from courses.services import (
+        assignment_create,
+        course_create,
+        extension_grant,
+        membership_set,
+        score_override_set,
+    )
+    from questions.models import Question
+
+    course = course_create(title="Attention 101", time_zone="Europe/Paris", created_by=instructor)
+    membership = membership_set(course=course, user=student, role=Membership.Role.STUDENT)
+    membership.created_at = timezone.now() - timedelta(days=30)
+    membership.save(update_fields=["created_at"])
+    exercise = Exercise.objects.get(slug="scaled-dot-product-attention")
+    assignment = assignment_create(
+        course=course,
+        title="Scaled dot-product attention",
+        exercise=exercise,
+        due_at=timezone.now() + timedelta(days=7),
+        late_policy="penalty",
+        penalty_per_day=0.1,
+        penalty_cap=0.5,
+    )
+    question = Question.objects.published().first()
+    essay = assignment_create(course=course, title="Why divide by √d_k", question=question)
+    extension_grant(
+        assignment=assignment,
+        users=[student],
+        extra_days=2,
+        note="Lab closed",
+        granted_by=instructor,
+    )
+    score_override_set(
+        assignment=essay,
+        user=student,
+        score=0.9,
+        comment="Explained it in class",
+        created_by=instructor,
+    )
+    if peer_code is not None:
+        peer = student_create(username=f"{student.get_username()}-peer")
+        peer_membership = membership_set(course=course, user=peer, role=Membership.Role.STUDENT)
+        peer_membership.created_at = membership.created_at
+        peer_membership.save(update_fields=["created_at"])
+        submission_create(user=peer, exercise=exercise, code=peer_code, status="passed", score=1.0)
+    base = f"/courses/{course.slug}"
+    a = f"{base}/assignments/{assignment.pk}"
+    return {
+        "course": course,
+        "assignment": assignment,
+        "student_paths": ["/courses/", f"{base}/", f"{a}/", f"{base}/assignments/{essay.pk}/"],
+        "staff_paths": [
+            f"{base}/",
+            f"{base}/gradebook/",
+            f"{base}/members/",
+            f"{a}/",
+            f"{a}/extensions/",
+            f"{a}/overrides/{student.pk}/",
+            f"{a}/similarity/",
+        ],
+        "admin_paths": [
+            "/admin/courses/course/",
+            f"/admin/courses/course/{course.pk}/change/",
+            f"/admin/courses/assignment/{assignment.pk}/change/",
+        ],
+    }

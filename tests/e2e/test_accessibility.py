@@ -24,7 +24,12 @@ from grader.models import (
 )
 from grader.selectors.exercises import exercise_list_published
 from questions.models import Question
-from tests.e2e.flows import example_answers_sampled, student_with_two_verdicts
+from tests.e2e.flows import (
+    course_with_students,
+    example_answers_sampled,
+    student_with_two_verdicts,
+)
+from tests.factories import user_create
 from tests.pipeline.stack import golden
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -138,6 +143,9 @@ def test_the_student_pages_have_no_serious_accessibility_violation(
         f"/runs/{run.pk}/",
         f"/regrades/{regrade.pk}/",
     ]
+    # The course pages as its student sees them (an extension, an override with its comment).
+    teacher = user_create(username="teacher-axe")
+    paths += course_with_students(instructor=teacher, student=graded["student"])["student_paths"]
     found = _scan(tab, paths, ready=_editor)
     assert not found, "serious accessibility violations:\n" + "\n".join(found)
 
@@ -182,5 +190,13 @@ def test_the_staff_and_admin_pages_have_no_serious_accessibility_violation(
         "/admin/grader/submission/",
         f"/admin/grader/submission/{submission.pk}/change/",
     ]
+    # The course's staff pages, with a similarity pair to show side by side.
+    course = course_with_students(
+        instructor=instructor, student=graded["student"], peer_code=golden("correct_matmul")
+    )
+    paths += course["staff_paths"] + course["admin_paths"]
+    paths.append(
+        f"/courses/{course['course'].slug}/assignments/{course['assignment'].pk}/work/{submission.pk}/"
+    )
     found = _scan(tab, paths)
     assert not found, "serious accessibility violations:\n" + "\n".join(found)

@@ -20,7 +20,7 @@ from playwright.sync_api import Page, expect
 
 from grader.models import Exercise, Submission
 from questions.models import Question
-from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS
+from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS, course_with_students
 from tests.e2e.production import DeployedSite, Loads, password_set, watch
 from tests.factories import student_create
 
@@ -131,6 +131,14 @@ def test_a_student_types_in_the_ace_editor_runs_and_submits(
     expect(tab.get_by_role("link", name=f"#{submission.pk}")).to_be_visible()
     _visit(tab, loads, f"/submissions/{submission.pk}/", "[data-submission-plots][data-mounted]")
     assert any("/vendor/ace/mode-python." in script for script in loads.scripts)
+    # Enrolled in a course, the graded submission counts for its assignment.
+    teacher = student_create(username="teacher-prod")
+    world = course_with_students(instructor=teacher, student=student)
+    for path in world["student_paths"]:
+        _visit(tab, loads, path)
+    _visit(tab, loads, world["course"].get_absolute_url())
+    row = tab.get_by_role("row", name=world["assignment"].title)
+    expect(row.locator(".score")).to_have_text("1.00")
     _assert_clean(loads)
 
 
@@ -171,5 +179,10 @@ def test_every_staff_page_loads_its_scripts(
         (f"/staff/exercises/{SLUG}/regrade/", None),
     ):
         _visit(tab, loads, path, ready)
+    # A course's staff pages and its admin (the members' inline loads the admin's scripts).
+    student = student_create(username="course-student")
+    course = course_with_students(instructor=instructor, student=student, peer_code=CODE)
+    for path in course["staff_paths"] + course["admin_paths"]:
+        _visit(tab, loads, path)
     assert any("/admin/js/" in script for script in loads.scripts)
     _assert_clean(loads)
