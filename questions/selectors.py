@@ -269,6 +269,8 @@ class QuestionContent:
     wrong_answers: list[WrongAnswer]
     key_points: list[KeyPoint]  # the question's own and its follow-ups'
     is_draft: bool = False
+    # The labelled answers to the question itself, which meaning-read specs learn from.
+    examples: list[assessment.ExampleSpec] = field(default_factory=list)
 
     def key_point_specs(self) -> list[assessment.KeyPointSpec]:
         return [kp.as_spec() for kp in self.key_points if kp.follow_up_id is None]
@@ -284,6 +286,7 @@ def question_content(*, question: Question) -> QuestionContent:
         follow_ups=list(question.follow_ups.all()),
         wrong_answers=list(question.wrong_answers.all()),
         key_points=list(question.key_points.all()),
+        examples=question.example_specs(),
     )
 
 
@@ -418,6 +421,8 @@ def question_draft_get(
         wrong_answers=_sorted(wrong_answers),
         key_points=_sorted(key_points),
         is_draft=True,
+        # A draft edits the specs, not the labelled answers: the saved ones still teach it.
+        examples=question.example_specs(),
     )
 
 
@@ -509,7 +514,9 @@ def _evidence_text(item: assessment.Evidence) -> str:
 
 def preview_trial(*, content: QuestionContent, page: QuestionPage, text: str) -> PreviewTrial:
     """Assess a trial answer against the content shown (saved or draft)."""
-    result = assessment.assess_text(text, content.key_point_specs(), content.wrong_answer_specs())
+    result = assessment.assess_text(
+        text, content.key_point_specs(), content.wrong_answer_specs(), content.examples
+    )
     first: dict[str, str] = {}
     denied: list[tuple[str, str]] = []
     for item in result.evidence:
@@ -543,10 +550,19 @@ def question_target_specs(*, question: Question) -> dict[str, assessment_eval.Ta
     `assess_eval` both read it, so they can never measure something candidates don't get."""
     specs = {
         assessment_eval.QUESTION_TARGET: assessment_eval.TargetSpecs(
-            question.key_point_specs(), question.wrong_answer_specs()
+            question.key_point_specs(), question.wrong_answer_specs(), question.example_specs()
         )
     }
     for follow_up in question.follow_ups.filter(check_kind=CheckKind.TEXT):
         target = f"{assessment_eval.FOLLOW_UP_PREFIX}{follow_up.ordering}"
         specs[target] = assessment_eval.TargetSpecs(follow_up.key_point_specs())
     return specs
+
+
+def question_cross_validation(*, question: Question) -> assessment_eval.CrossValidation:
+    """The question's own example answers, each assessed as if it were a candidate's by specs
+    that learned from the other examples only (k folds): the Validate page's estimate of how
+    the question will judge answers nobody has labelled. Patterns are used as they are."""
+    return assessment_eval.cross_validate(
+        question_target_specs(question=question)[assessment_eval.QUESTION_TARGET]
+    )
