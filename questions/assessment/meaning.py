@@ -65,6 +65,8 @@ ABSTAIN_BAND = 0.05
 # With no example answers there are no counter-examples: the sentence must be this near the
 # authored sentence itself.
 STATEMENT_ONLY_FLOOR = 0.78
+# A clause no counter-example takes the same way is held against this similarity instead.
+NO_COUNTER_EXAMPLE = 0.7
 
 YES = True
 NO = False
@@ -224,6 +226,10 @@ class _Claim:
     positives: list[_Unit]  # the authored sentence first, then the examples' clauses
     pos_vectors: Any
     neg_vectors: Any  # every clause of the examples that do not make the claim
+    # The counter-examples by the way they take what they say: a clause is only held against
+    # the ones that take it the same way ("it's a myth that it changes nothing" is no
+    # counter-example to "it changes nothing"; the polarity already tells them apart).
+    neg_by_markers: dict[frozenset[str], Any]
 
 
 @dataclass
@@ -265,13 +271,19 @@ def _build(
                 positives.append(mine[best])
                 pos_vectors.append(mine_vectors[best])
             else:
-                negatives.append(mine_vectors)
+                negatives.extend(zip(mine, mine_vectors, strict=True))
+        by_markers: dict[frozenset[str], list[Any]] = {}
+        for unit, vector in negatives:
+            by_markers.setdefault(unit.markers, []).append(vector)
         claims[slug] = _Claim(
             slug,
             is_point,
             positives,
             np.vstack(pos_vectors),
-            np.vstack(negatives) if negatives else np.zeros((0, pos_vectors[0].shape[0])),
+            np.vstack([v for _, v in negatives])
+            if negatives
+            else np.zeros((0, pos_vectors[0].shape[0])),
+            {m: np.vstack(v) for m, v in by_markers.items()},
         )
     return MeaningIndex(claims)
 
@@ -338,11 +350,7 @@ def _read_claim(claim: _Claim, units: list[_Unit], vectors: Any, threshold: floa
     denied: tuple[float, int, int] | None = None
     for i, unit in enumerate(units):
         sims = claim.pos_vectors @ vectors[i]
-        against = (
-            float((claim.neg_vectors @ vectors[i]).max())
-            if len(claim.neg_vectors)
-            else STATEMENT_ONLY_FLOOR
-        )
+        against = _against(claim, unit.markers, vectors[i])
         compatible = [
             j for j, p in enumerate(claim.positives) if _compatible(unit.markers, p.markers)
         ]
@@ -365,6 +373,26 @@ def _read_claim(claim: _Claim, units: list[_Unit], vectors: Any, threshold: floa
         return Reading(claim.slug, NO, margin, _evidence(claim, units[i], j, NEGATED))
     margin = best[0] if best is not None else -1.0
     return Reading(claim.slug, NO if margin < threshold - ABSTAIN_BAND else ABSTAIN, margin, None)
+
+
+def _against(claim: _Claim, taken: frozenset[str], vector: Any) -> float:
+    """The similarity of the nearest counter-example that takes its claim the same way (for a
+    key point). A wrong answer is held against every counter-example, whatever its polarity:
+    a false rebuttal costs more than a missed one."""
+    if not claim.is_point:
+        return (
+            float((claim.neg_vectors @ vector).max())
+            if len(claim.neg_vectors)
+            else (STATEMENT_ONLY_FLOOR)
+        )
+    nearest = [
+        float((group @ vector).max())
+        for markers_, group in claim.neg_by_markers.items()
+        if _compatible(taken, markers_)
+    ]
+    if not nearest:
+        return STATEMENT_ONLY_FLOOR if not claim.neg_by_markers else NO_COUNTER_EXAMPLE
+    return max(nearest)
 
 
 def _evidence(claim: _Claim, unit: _Unit, prototype: int, stance: str) -> Evidence:
