@@ -84,7 +84,7 @@ def test_migration_loaded_everything(seed_content: None) -> None:
     assert slugs == {Q002["slug"], Q003["slug"], Q004["slug"], *NEW_SLUGS}
     assert Page.objects.get(slug=EXPLAINER["slug"]).status == Status.PUBLISHED
     q = Question.objects.get(slug=Q003["slug"])
-    assert q.follow_ups.count() == 4 and q.wrong_answers.count() == 4
+    assert q.follow_ups.count() == 4 and q.wrong_answers.count() == 7
 
 
 def test_no_math_is_broken_by_an_odd_dollar() -> None:

@@ -28,7 +28,15 @@ STABLE_QUESTIONS = {
             "fu-projections-absorb",
             "fu-initial-scale",
         ],
-        "wrong_answers": ["sums-to-one", "larger-learning-rate", "scale-values", "divide-by-dk"],
+        "wrong_answers": [
+            "sums-to-one",
+            "larger-learning-rate",
+            "scale-values",
+            "divide-by-dk",
+            "sequence-length",
+            "fp16-overflow",
+            "scale-invariant",
+        ],
         "follow_ups": ["shape", "text", "text", "number"],
     },
     "scaled-dot-product-attention-by-hand": {
