@@ -269,8 +269,6 @@ class QuestionContent:
     wrong_answers: list[WrongAnswer]
     key_points: list[KeyPoint]  # the question's own and its follow-ups'
     is_draft: bool = False
-    # The labelled answers to the question itself, which meaning-read specs learn from.
-    examples: list[assessment.ExampleSpec] = field(default_factory=list)
 
     def key_point_specs(self) -> list[assessment.KeyPointSpec]:
         return [kp.as_spec() for kp in self.key_points if kp.follow_up_id is None]
@@ -286,7 +284,6 @@ def question_content(*, question: Question) -> QuestionContent:
         follow_ups=list(question.follow_ups.all()),
         wrong_answers=list(question.wrong_answers.all()),
         key_points=list(question.key_points.all()),
-        examples=question.example_specs(),
     )
 
 
@@ -421,8 +418,6 @@ def question_draft_get(
         wrong_answers=_sorted(wrong_answers),
         key_points=_sorted(key_points),
         is_draft=True,
-        # A draft edits the specs, not the labelled answers: the saved ones still teach it.
-        examples=question.example_specs(),
     )
 
 
@@ -514,8 +509,11 @@ def _evidence_text(item: assessment.Evidence) -> str:
 
 def preview_trial(*, content: QuestionContent, page: QuestionPage, text: str) -> PreviewTrial:
     """Assess a trial answer against the content shown (saved or draft)."""
+    # A draft edits the specs, not the labelled answers: the saved ones still teach it. Read
+    # only here, so showing a page costs no query for them.
+    examples = content.question.example_specs()
     result = assessment.assess_text(
-        text, content.key_point_specs(), content.wrong_answer_specs(), content.examples
+        text, content.key_point_specs(), content.wrong_answer_specs(), examples
     )
     first: dict[str, str] = {}
     denied: list[tuple[str, str]] = []

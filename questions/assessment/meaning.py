@@ -1,20 +1,21 @@
 """Assessment by meaning: the key points and wrong answers an instructor wrote as sentences,
 read together with the question's labelled example answers, without any pattern.
 
-Each sentence of an answer is embedded with a static sentence-embedding model (`wordllama`,
-its weights shipped inside its wheel; loaded once per process, on first use, so nothing that
-never assesses by meaning pays for it) and compared with *prototypes*:
+Each sentence of an answer, and each clause of a sentence that has several, is embedded with a
+static sentence-embedding model (`wordllama`, its weights shipped inside its wheel; loaded once
+per process, on first use, so nothing that never reads by meaning pays for it) and compared
+with *prototypes*:
 
-- for a key point, its label and, from every example labelled with it, the example's sentence
-  closest to the label; against them stand every sentence of the examples that do not make
-  the point (a wrong answer in the same words is among them);
-- for a wrong answer, its statement and the sentences of the examples that assert it, against
-  the sentences of every other example.
+- for a key point or a wrong answer, its authored sentence and, from every example labelled
+  with it, the example's clause nearest that sentence;
+- against them, *counter-examples*: every clause of the examples not labelled with it (a wrong
+  answer in the same words as a key point is among the key point's counter-examples).
 
-A sentence makes a claim when it is clearly nearer the centre of the claim's prototypes than
-the centre of the counter-examples (a margin); it clearly does not when it is well below the
-margin; in between the reader ABSTAINS, and the rules, if any, decide. The evidence names the
-prototype it came nearest: an example answer, or the authored sentence itself.
+A clause makes the claim when its nearest prototype is nearer than its nearest counter-example
+by a margin. The answer's clause that comes nearest decides; the evidence names it and the
+prototype it resembled (an example answer, or the authored sentence). Just under the margin
+the reader ABSTAINS, which credits nothing. Without any example the authored sentence alone
+decides, against a fixed similarity.
 
 Embeddings do not see polarity ("softmax already sums to one, so that is not the reason" sits
 next to "it makes the weights sum to one"), so polarity is read explicitly with the stance
@@ -23,6 +24,9 @@ same way. A sentence that negates, attributes ("someone might say…"), rejects 
 than…") or supposes ("if…") a claim, or that the next sentence refutes ("That's wrong."), is
 compatible only with prototypes marked the same way, so a denial or refutation of a wrong
 answer never reads as asserting it.
+
+Where a claim has patterns, the rules decide and this reader is not consulted: as a second
+opinion there it did not beat the rules (docs/judging.md).
 
 Everything is deterministic: the same specs, examples and text give the same verdict.
 """
@@ -55,12 +59,12 @@ from questions.assessment.specs import (
 if TYPE_CHECKING:
     import numpy as np
 
-# A sentence makes a claim when it is nearer the centre of the claim's prototypes (those that
-# take the claim its way) than the centre of the counter-examples by at least this much (cosine
-# similarity). A wrong answer needs more: a false rebuttal costs more than a missed one.
+# A clause makes a claim when its nearest prototype (among those that take the claim its way)
+# is nearer than its nearest counter-example by at least this much cosine similarity. A wrong
+# answer needs more: a false rebuttal costs more than a missed one.
 KEY_POINT_MARGIN = 0.04
 WRONG_ANSWER_MARGIN = 0.16
-# Just under the margin the reader abstains: the rules, where there are any, decide.
+# Just under the margin the reader abstains rather than saying no.
 ABSTAIN_BAND = 0.05
 # With no example answers there are no counter-examples: the sentence must be this near the
 # authored sentence itself.
