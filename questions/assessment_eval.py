@@ -61,6 +61,8 @@ class TargetSpecs:
 
     key_points: Sequence[assessment.KeyPointSpec]
     wrong_answers: Sequence[assessment.WrongAnswerSpec] = ()
+    # The labelled example answers the meaning reader learns from (the question's own).
+    examples: Sequence[assessment.ExampleSpec] = ()
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,12 @@ class EvalReport:
 
 
 Assess = Callable[
-    [str, Sequence[assessment.KeyPointSpec], Sequence[assessment.WrongAnswerSpec]],
+    [
+        str,
+        Sequence[assessment.KeyPointSpec],
+        Sequence[assessment.WrongAnswerSpec],
+        Sequence[assessment.ExampleSpec],
+    ],
     assessment.TextAssessment,
 ]
 
@@ -214,7 +221,9 @@ def evaluate(
         if target_specs is None:
             continue
         total += 1
-        result = assess(case.text, target_specs.key_points, target_specs.wrong_answers)
+        result = assess(
+            case.text, target_specs.key_points, target_specs.wrong_answers, target_specs.examples
+        )
         got = set(result.key_points)
         want = set(case.key_points)
         for point in target_specs.key_points:
@@ -344,3 +353,67 @@ def evaluate_questions(
         combined_cases.extend(replace(c, target=f"{slug}/{c.target}") for c in chosen)
         combined_specs.update({f"{slug}/{t}": s for t, s in specs.items()})
     return evaluate(combined_cases, combined_specs), per_question
+
+
+# --- Cross-validation on a question's own example answers -----------------------------------
+
+CROSS_VALIDATION_FOLDS = 5
+
+
+@dataclass(frozen=True)
+class CrossValidation:
+    """How well the assessor judges a question's example answers when each is assessed by
+    specs that learned only from the other folds: what it would do on answers it never saw."""
+
+    n: int
+    folds: int
+    key_point_f1: float
+    wrong_answer_accuracy: float
+    false_rebuttals: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "n": self.n,
+            "folds": self.folds,
+            "key_point_f1": round(self.key_point_f1, 3),
+            "wrong_answer_accuracy": round(self.wrong_answer_accuracy, 3),
+            "false_rebuttals": self.false_rebuttals,
+        }
+
+
+def cross_validate(
+    specs: TargetSpecs,
+    *,
+    folds: int = CROSS_VALIDATION_FOLDS,
+    assess: Assess = assessment.assess_text,
+) -> CrossValidation:
+    """Assess each of `specs.examples` with the examples of the other folds only (fold = its
+    position modulo `folds`, so the same examples always give the same figures), and score
+    every fold's verdicts together."""
+    examples = list(specs.examples)
+    folds = max(1, min(folds, len(examples)))
+    tp = fp = fn = cases = correct = false_rebuttals = 0
+    for fold in range(folds):
+        held = [e for i, e in enumerate(examples) if i % folds == fold]
+        rest = tuple(e for i, e in enumerate(examples) if i % folds != fold)
+        report = evaluate(
+            [
+                EvalCase(e.text, key_points=e.key_points, wrong_answer=e.wrong_answer or None)
+                for e in held
+            ],
+            replace(specs, examples=rest),
+            assess=assess,
+        )
+        tp += sum(s.tp for s in report.key_points)
+        fp += sum(s.fp for s in report.key_points)
+        fn += sum(s.fn for s in report.key_points)
+        cases += report.wrong_answer_cases
+        correct += report.wrong_answer_correct
+        false_rebuttals += report.false_rebuttals
+    return CrossValidation(
+        n=len(examples),
+        folds=folds if examples else 0,
+        key_point_f1=_ratio(2 * tp, 2 * tp + fp + fn),
+        wrong_answer_accuracy=_ratio(correct, cases),
+        false_rebuttals=false_rebuttals,
+    )

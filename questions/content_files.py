@@ -361,7 +361,10 @@ def _sections(
 
 
 def _key_point(table: _Table) -> KeyPointContent:
-    point = KeyPointContent(slug=table.slug(), label=table.text("label"), patterns=table.patterns())
+    # A key point without patterns is assessed by meaning: its label and the example answers.
+    point = KeyPointContent(
+        slug=table.slug(), label=table.text("label"), patterns=table.patterns(required=False)
+    )
     table.done()
     return point
 

@@ -107,6 +107,11 @@ class Question(models.Model):
     def wrong_answer_specs(self) -> list[assessment.WrongAnswerSpec]:
         return [wa.as_spec() for wa in self.wrong_answers.all()]
 
+    def example_specs(self) -> list[assessment.ExampleSpec]:
+        """The labelled answers to the question itself: what a key point or wrong answer
+        without patterns is read by meaning from."""
+        return [e.as_spec() for e in self.example_answers.filter(follow_up__isnull=True)]
+
 
 class FollowUp(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="follow_ups")
@@ -201,9 +206,11 @@ class KeyPoint(models.Model):
     slug = models.SlugField()
     label = models.CharField(max_length=200)
     patterns = models.TextField(
+        blank=True,
         validators=[_validate_patterns],
         help_text="One regular expression per line (case-insensitive). A negated hit "
-        '("does not saturate") does not count.',
+        '("does not saturate") does not count. Leave empty to assess by meaning: the label '
+        "and the question's example answers.",
     )
     ordering = models.PositiveIntegerField(default=0)
 
@@ -258,6 +265,13 @@ class ExampleAnswer(models.Model):
 
     def __str__(self) -> str:
         return self.text[:80]
+
+    def as_spec(self) -> assessment.ExampleSpec:
+        return assessment.ExampleSpec(
+            text=self.text,
+            key_points=tuple(self.expected_key_points or ()),
+            wrong_answer=self.expected_wrong_answer,
+        )
 
     def clean(self) -> None:
         if self.follow_up_id and self.follow_up.question_id != self.question_id:

@@ -509,7 +509,12 @@ def _evidence_text(item: assessment.Evidence) -> str:
 
 def preview_trial(*, content: QuestionContent, page: QuestionPage, text: str) -> PreviewTrial:
     """Assess a trial answer against the content shown (saved or draft)."""
-    result = assessment.assess_text(text, content.key_point_specs(), content.wrong_answer_specs())
+    # A draft edits the specs, not the labelled answers: the saved ones still teach it. Read
+    # only here, so showing a page costs no query for them.
+    examples = content.question.example_specs()
+    result = assessment.assess_text(
+        text, content.key_point_specs(), content.wrong_answer_specs(), examples
+    )
     first: dict[str, str] = {}
     denied: list[tuple[str, str]] = []
     for item in result.evidence:
@@ -543,10 +548,19 @@ def question_target_specs(*, question: Question) -> dict[str, assessment_eval.Ta
     `assess_eval` both read it, so they can never measure something candidates don't get."""
     specs = {
         assessment_eval.QUESTION_TARGET: assessment_eval.TargetSpecs(
-            question.key_point_specs(), question.wrong_answer_specs()
+            question.key_point_specs(), question.wrong_answer_specs(), question.example_specs()
         )
     }
     for follow_up in question.follow_ups.filter(check_kind=CheckKind.TEXT):
         target = f"{assessment_eval.FOLLOW_UP_PREFIX}{follow_up.ordering}"
         specs[target] = assessment_eval.TargetSpecs(follow_up.key_point_specs())
     return specs
+
+
+def question_cross_validation(*, question: Question) -> assessment_eval.CrossValidation:
+    """The question's own example answers, each assessed as if it were a candidate's by specs
+    that learned from the other examples only (k folds): the Validate page's estimate of how
+    the question will judge answers nobody has labelled. Patterns are used as they are."""
+    return assessment_eval.cross_validate(
+        question_target_specs(question=question)[assessment_eval.QUESTION_TARGET]
+    )

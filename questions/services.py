@@ -77,7 +77,9 @@ def owner_for_request(*, request: HttpRequest, create: bool) -> Owner:
 
 def question_assess(*, question: Question, text: str) -> assessment.TextAssessment:
     """The one assessment path shared by the web, the API and `manage.py assess`."""
-    return assessment.assess_text(text, question.key_point_specs(), question.wrong_answer_specs())
+    return assessment.assess_text(
+        text, question.key_point_specs(), question.wrong_answer_specs(), question.example_specs()
+    )
 
 
 def follow_up_check(*, follow_up: FollowUp, text: str) -> dict[str, object]:
@@ -325,9 +327,10 @@ def question_validate(*, question: Question) -> QuestionValidation:
         text: str,
         key_points: Sequence[assessment.KeyPointSpec],
         wrong_answers: Sequence[assessment.WrongAnswerSpec],
+        examples: Sequence[assessment.ExampleSpec],
     ) -> assessment.TextAssessment:
         # evaluate() assesses each case once, in order; the table needs every result.
-        result = assessment.assess_text(text, key_points, wrong_answers)
+        result = assessment.assess_text(text, key_points, wrong_answers, examples)
         results.append(result)
         return result
 

@@ -23,12 +23,20 @@ Free text is read the way an interviewer reads it, one sentence at a time:
    or ruled out by one of the wrong answer's own `!` lines ("softmax already makes them sum
    to one") is a refutation, recorded as denied evidence, and costs nothing.
 
-Every decision carries the sentence that made it (`Evidence.sentence`).
+5. A key point or wrong answer written with no pattern at all is read by meaning
+   (`meaning`): each clause of the answer is compared, by sentence embeddings, with the
+   authored sentence and the question's labelled example answers (`ExampleSpec`), with the
+   same polarity reading as the rules, so a denial never reads as the claim. Where there are
+   patterns, the rules decide.
+
+Every decision carries the sentence that made it (`Evidence.sentence`) and the rule, statement
+or example answer behind it (`Evidence.rule`, `Evidence.via`).
 
 The modules, one concern each: specs (what is read and answered), language (normalising,
 sentences, negation, stems), patterns (instructors' patterns, bounded in time), matching (where
 patterns and concepts hit a sentence), free_text (key points, wrong answers, stuffing, the
-score) and short_answers (numbers, shapes, choices). The names below are the public ones.
+score), meaning (claims without patterns, read from sentences and labelled examples) and
+short_answers (numbers, shapes, choices). The names below are the public ones.
 """
 
 from questions.assessment.free_text import (
@@ -84,6 +92,7 @@ from questions.assessment.specs import (
     VIA_PATTERN,
     CheckResult,
     Evidence,
+    ExampleSpec,
     KeyPointSpec,
     TextAssessment,
     WrongAnswerSpec,
@@ -123,6 +132,7 @@ __all__ = [
     "WRONG_ANSWER_PENALTY",
     "CheckResult",
     "Evidence",
+    "ExampleSpec",
     "KeyPointSpec",
     "TextAssessment",
     "WrongAnswerSpec",

@@ -4,7 +4,7 @@ only reports or refutes), keyword stuffing, the score, and a follow-up's verdict
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from questions.assessment.language import (
     _DOUBLED_WORD,
@@ -22,6 +22,7 @@ from questions.assessment.language import (
     split_sentences,
 )
 from questions.assessment.matching import _pattern_hits
+from questions.assessment.meaning import Reading, read
 from questions.assessment.patterns import _compile, _pattern_finditer, _per_answer
 from questions.assessment.specs import (
     ASSERTED,
@@ -31,6 +32,7 @@ from questions.assessment.specs import (
     VIA_OVERLAP,
     CheckResult,
     Evidence,
+    ExampleSpec,
     KeyPointSpec,
     TextAssessment,
     WrongAnswerSpec,
@@ -287,8 +289,15 @@ def _wrong_answer_evidence(
     return evidence
 
 
+def _has_patterns(spec: KeyPointSpec | WrongAnswerSpec) -> bool:
+    return any(p.strip() and not p.strip().startswith("!") for p in spec.patterns)
+
+
 def _nearest(
-    normalised: str, sentences: Sequence[_Sentence], wrong_answers: Sequence[WrongAnswerSpec]
+    normalised: str,
+    sentences: Sequence[_Sentence],
+    wrong_answers: Sequence[WrongAnswerSpec],
+    meant: Mapping[str, Reading] | None = None,
 ) -> tuple[str | None, list[Evidence]]:
     evidence: list[Evidence] = []
     best: tuple[int, int, str] | None = None
@@ -310,6 +319,12 @@ def _nearest(
             best = (asserted, -order, wrong.slug)
     if best is not None:
         return best[2], evidence
+    # A wrong answer without patterns is read by meaning: the one asserted most surely wins.
+    if meant:
+        said = [r for r in meant.values() if r.verdict is True and r.evidence is not None]
+        evidence.extend(r.evidence for r in meant.values() if r.evidence is not None)
+        if said:
+            return max(said, key=lambda r: r.margin).slug, evidence
     # Word overlap cannot tell "recovers" from "does not recover", nor a claim from its
     # report, so a text with any negator or refutation is never matched by overlap alone:
     # a missed diagnosis is cheaper than accusing a correct answer of a misconception.
@@ -363,8 +378,12 @@ def assess_text(
     text: str,
     key_points: Sequence[KeyPointSpec],
     wrong_answers: Sequence[WrongAnswerSpec] = (),
+    examples: Sequence[ExampleSpec] = (),
 ) -> TextAssessment:
     """Key points covered, the wrong answer it asserts, and a score in [0, 1].
+
+    A key point or wrong answer with patterns is decided by its rules; one without is read by
+    meaning (questions.assessment.meaning), from its sentence and the labelled `examples`.
 
     score = covered / total key points, minus WRONG_ANSWER_PENALTY if a wrong answer is
     matched, clamped to [0, 1] and rounded to 2 places so it prints the same everywhere.
@@ -385,7 +404,16 @@ def assess_text(
     covered: list[str] = []
     missed: list[str] = []
     evidence: list[Evidence] = []
+    by_meaning = [s.slug for s in (*key_points, *wrong_answers) if not _has_patterns(s)]
+    meant = read(text, key_points, wrong_answers, examples, slugs=by_meaning) if by_meaning else {}
     for point in key_points:
+        if point.slug in meant:
+            reading = meant[point.slug]
+            if reading.evidence is not None:
+                evidence.append(reading.evidence)
+            # Abstaining, with no rule to fall back on, credits nothing.
+            (covered if reading.verdict is True else missed).append(point.slug)
+            continue
         hit = False
         for sentence in sentences:
             # The first sentence that earns a point is its evidence; reading on would only
@@ -408,7 +436,8 @@ def assess_text(
                 )
                 hit = hit or not negated
         (covered if hit else missed).append(point.slug)
-    wrong, wrong_evidence = _nearest(normalised, sentences, wrong_answers)
+    wrong_meant = {w.slug: meant[w.slug] for w in wrong_answers if w.slug in meant}
+    wrong, wrong_evidence = _nearest(normalised, sentences, wrong_answers, wrong_meant)
     evidence.extend(wrong_evidence)
     score = len(covered) / len(key_points) if key_points else 0.0
     if wrong is not None:

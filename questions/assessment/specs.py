@@ -106,3 +106,13 @@ class CheckResult:
             "message": self.message,
             "parsed": self.parsed,
         }
+
+
+@dataclass(frozen=True)
+class ExampleSpec:
+    """A labelled example answer as the assessor reads it: what the answer says, by slug
+    (the key points it makes, the wrong answer it asserts or "")."""
+
+    text: str
+    key_points: tuple[str, ...] = ()
+    wrong_answer: str = ""

@@ -36,6 +36,7 @@ def test_list_is_public_and_filterable(client: APIClient, seed_content: None) ->
         "is-the-scale-ever-different",
         "why-scale-at-initialisation",
         "incident-loss-flattens",
+        "does-the-scale-change-the-winner",
     }
     only = client.get("/api/questions/", {"role": "inference-engineering"}).json()
     assert [q["slug"] for q in only] == [
@@ -45,6 +46,7 @@ def test_list_is_public_and_filterable(client: APIClient, seed_content: None) ->
         "is-the-scale-ever-different",
         "why-scale-at-initialisation",
         "incident-loss-flattens",
+        "does-the-scale-change-the-winner",
     ]
     senior = client.get("/api/questions/", {"level": "L3"}).json()
     assert len(senior) >= 2 and all(q["level"] == "L3" for q in senior)

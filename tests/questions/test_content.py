@@ -24,6 +24,7 @@ NEW_SLUGS = (
     "is-the-scale-ever-different",
     "why-scale-at-initialisation",
     "incident-loss-flattens",
+    "does-the-scale-change-the-winner",
 )
 NEW = {slug: BUNDLE.question(slug) for slug in NEW_SLUGS}
 
@@ -83,7 +84,7 @@ def test_migration_loaded_everything(seed_content: None) -> None:
     assert slugs == {Q002["slug"], Q003["slug"], Q004["slug"], *NEW_SLUGS}
     assert Page.objects.get(slug=EXPLAINER["slug"]).status == Status.PUBLISHED
     q = Question.objects.get(slug=Q003["slug"])
-    assert q.follow_ups.count() == 4 and q.wrong_answers.count() == 4
+    assert q.follow_ups.count() == 4 and q.wrong_answers.count() == 7
 
 
 def test_no_math_is_broken_by_an_odd_dollar() -> None:
@@ -173,9 +174,12 @@ def test_every_level_has_questions() -> None:
     levels = [q["level"] for q in BUNDLE.questions]
     assert {level: levels.count(level) for level in ("L1", "L2", "L3")} == {
         "L1": 3,
-        "L2": 3,
+        "L2": 4,
         "L3": 3,
     }
+
+
+WINNER = "does-the-scale-change-the-winner"
 
 
 @pytest.mark.parametrize(
@@ -204,6 +208,10 @@ def test_every_level_has_questions() -> None:
         ("incident-loss-flattens", "$\\sqrt{128} \\approx 11.3$", round(math.sqrt(128), 1), 11.3),
         ("why-scale-at-initialisation", "spread 8 at $d_k = 64$", math.sqrt(64), 8),
         ("why-scale-at-initialisation", "largest possible value is 0.25", 0.5 * (1 - 0.5), 0.25),
+        (WINNER, "a gap of 8 gives $e^8 \\approx 3000$", round(math.exp(8), -3), 3000),
+        (WINNER, "a ratio of $e \\approx 2.7$", round(math.e, 1), 2.7),
+        (WINNER, "$\\sqrt{64} = 8$", math.sqrt(64), 8),
+        (WINNER, "behaves like temperature 0.1", 1 / 10, 0.1),
     ],
 )
 def test_each_figure_of_the_new_questions_is_computed(

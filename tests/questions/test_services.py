@@ -114,6 +114,9 @@ def test_question_progress_and_reveal(question: Question, alice) -> None:
         "larger-learning-rate",
         "scale-values",
         "divide-by-dk",
+        "sequence-length",
+        "fp16-overflow",
+        "scale-invariant",
     ]
 
 
@@ -143,7 +146,7 @@ def test_question_list_filters(seed_content: None) -> None:
     assert all(q.level == "L1" for q in selectors.question_list(level="L1"))
     for level in ("L1", "L2", "L3"):
         assert len(selectors.question_list(level=level)) >= 2, level
-    assert len(selectors.question_list()) == 9
+    assert len(selectors.question_list()) == 10
 
 
 def test_wrong_answer_url() -> None:
@@ -156,7 +159,15 @@ def test_wrong_answer_url() -> None:
 def test_wrong_answer_links(seed_content: None) -> None:
     links = selectors.wrong_answer_links()
     assert links["divide-by-dk"] == "/questions/why-divide-before-softmax/#wrong-divide-by-dk"
-    assert set(links) == {"sums-to-one", "larger-learning-rate", "scale-values", "divide-by-dk"}
+    assert set(links) == {
+        "sums-to-one",
+        "larger-learning-rate",
+        "scale-values",
+        "divide-by-dk",
+        "sequence-length",
+        "fp16-overflow",
+        "scale-invariant",
+    }
     assert selectors.wrong_answer_links(question_slug="nope") == {}
 
 
@@ -189,6 +200,9 @@ def test_stable_slugs(question: Question) -> None:
         "larger-learning-rate",
         "scale-values",
         "divide-by-dk",
+        "sequence-length",
+        "fp16-overflow",
+        "scale-invariant",
     }
     assert set(
         question.key_points.filter(follow_up__isnull=True).values_list("slug", flat=True)

@@ -69,6 +69,13 @@ class Command(BaseCommand):
             help="Only the answers whose id starts with PREFIX: one author's batch, e.g. "
             "fresh4- (the last batch, written by an author who never saw the rules).",
         )
+        parser.add_argument(
+            "--exclude-id-prefix",
+            metavar="PREFIX",
+            default="",
+            help="Leave out the answers whose id starts with PREFIX: a set as it was before a "
+            "batch joined it.",
+        )
         parser.add_argument("--directory", type=Path, default=EVAL_DIR, help=argparse.SUPPRESS)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -82,6 +89,11 @@ class Command(BaseCommand):
         if options["id_prefix"]:
             cases = {
                 q: [c for c in items if c.id.startswith(options["id_prefix"])]
+                for q, items in cases.items()
+            }
+        if options["exclude_id_prefix"]:
+            cases = {
+                q: [c for c in items if not c.id.startswith(options["exclude_id_prefix"])]
                 for q, items in cases.items()
             }
         questions = Question.objects.filter(slug__in=list(cases))
