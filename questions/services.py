@@ -81,15 +81,18 @@ def question_assess(*, question: Question, text: str) -> assessment.TextAssessme
 
 def follow_up_check(*, follow_up: FollowUp, text: str) -> dict[str, object]:
     kind = follow_up.check_kind
+    known_wrong = follow_up.known_wrong if isinstance(follow_up.known_wrong, dict) else {}
     if kind == CheckKind.NUMBER:
         result = assessment.check_number(
-            text, float(follow_up.expected_number or 0.0), follow_up.tolerance
+            text, float(follow_up.expected_number or 0.0), follow_up.tolerance, known_wrong
         )
         return result.as_dict()
     if kind == CheckKind.SHAPE:
-        return assessment.check_shape(text, follow_up.expected_shape).as_dict()
+        return assessment.check_shape(text, follow_up.expected_shape, known_wrong).as_dict()
     if kind == CheckKind.CHOICE:
-        return assessment.check_choice(text, follow_up.choices, follow_up.correct_choice).as_dict()
+        return assessment.check_choice(
+            text, follow_up.choices, follow_up.correct_choice, known_wrong
+        ).as_dict()
     result, detail = assessment.check_text(text, follow_up.key_point_specs())
     return {**result.as_dict(), "key_points": detail.key_points, "missed": detail.missed}
 
