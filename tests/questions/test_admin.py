@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django import forms as django_forms
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
