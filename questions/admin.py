@@ -159,6 +159,10 @@ class PatternsFormMixin:
 
 
 class KeyPointForm(PatternsFormMixin, forms.ModelForm):
+    class Meta:
+        model = KeyPoint
+        fields = ("slug", "label", "patterns", "follow_up", "ordering")
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _name_row_fields(self)
@@ -166,6 +170,10 @@ class KeyPointForm(PatternsFormMixin, forms.ModelForm):
 
 
 class WrongAnswerForm(PatternsFormMixin, forms.ModelForm):
+    class Meta:
+        model = WrongAnswer
+        fields = ("slug", "statement", "rebuttal", "patterns", "ordering")
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._describe_patterns()
@@ -180,6 +188,10 @@ class WrongAnswerInline(admin.StackedInline):
 
 class QuestionForm(forms.ModelForm):
     """The slug may be left empty: it is made from the title, symbols kept as words."""
+
+    class Meta:
+        model = Question
+        fields = "__all__"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
