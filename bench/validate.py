@@ -1,6 +1,6 @@
 """Server time of the admin's Validate page, for a question with --examples example answers.
 
-    .venv/bin/python -m bench.validate [--examples 100] [--runs 5] [--slug why-divide-before-softmax]
+    .venv/bin/python -m bench.validate [--examples 100] [--runs 5] [--slug SLUG]
 
 Builds a throwaway SQLite database with the seeded content and example answers (the test
 settings, migrations run), keeps the first --examples examples of the question, and times

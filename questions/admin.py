@@ -191,7 +191,18 @@ class QuestionForm(forms.ModelForm):
 
     class Meta:
         model = Question
-        fields = "__all__"
+        fields = (
+            "title",
+            "slug",
+            "status",
+            "roles",
+            "level",
+            "ordering",
+            "prompt",
+            "short_answer",
+            "full_answer",
+            "exercise_slugs",
+        )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
