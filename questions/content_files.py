@@ -79,6 +79,7 @@ NEEDS_FIELD_FOR_KIND = "a {check_kind} follow-up needs this field"
 TOO_FEW_CHOICES = "a choice follow-up needs at least two choices"
 CHOICE_NOT_LISTED = "must be one of the choices, got {value!r}"
 KNOWN_WRONG_NOT_A_CHOICE = "must name a wrong choice, got {value!r}"
+KNOWN_WRONG_NOT_FOR_TEXT = "a text follow-up has key points, not known wrong answers"
 UNKNOWN_ROLE = "unknown role {slug!r} (roles are defined in {roles_file})"
 BAD_PATTERN = "line {line} is not a valid regular expression: {pattern!r} ({error})"
 CATASTROPHIC_PATTERN = "line {line}: " + PATTERN_CATASTROPHIC
@@ -398,9 +399,10 @@ def _follow_up(table: _Table) -> FollowUpContent:
     for kind, fields in KIND_FIELDS.items():
         for field in fields:
             if field not in KIND_FIELDS[check_kind] and table.has(field):
-                raise table.error(
-                    field, FIELD_NOT_FOR_KIND.format(kind=kind, check_kind=check_kind)
-                )
+                message = FIELD_NOT_FOR_KIND.format(kind=kind, check_kind=check_kind)
+                if field == "known_wrong":  # several kinds have it; only text has not
+                    message = KNOWN_WRONG_NOT_FOR_TEXT
+                raise table.error(field, message)
     follow_up = FollowUpContent(
         level=table.level(),
         prompt=table.text("prompt"),
