@@ -8,7 +8,8 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.db.models import ForeignKey, ManyToManyField, Model, QuerySet
 from django.forms import ModelChoiceField
 from django.forms.utils import pretty_name
@@ -17,8 +18,11 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
 
-from questions import selectors, services
+from questions import content_files, selectors, services
 from questions.models import (
     Attempt,
     ExampleAnswer,
@@ -46,6 +50,13 @@ DRAFT_FORM_ATTR = "_question_draft_form"
 NO_WRONG_ANSWER_CHOICE = ("", "none: the answer states no wrong answer")
 # Example answers inlined on a question's page (the newest); the rest are in their own list.
 INLINE_EXAMPLES_SHOWN = 20
+# Validate lists the examples a page at a time: the scores still cover all of them.
+VALIDATE_PAGE_SIZE = 25
+# The id of the help block that explains the lines of a patterns field (change_form.html).
+PATTERNS_HELP_ID = "patterns-help"
+# Symbols a title may hold that a slug would drop: kept as the word they stand for.
+SLUG_WORDS = {"√": " sqrt ", "≈": " about ", "\u00d7": " x ", "→": " to "}
+MSG_JUDGEMENT_INVALID = "The judgement was not kept: {errors}"
 
 # The admin's own per-question fields a draft carries (everything a candidate sees).
 DRAFT_QUESTION_FIELDS = (
@@ -69,6 +80,7 @@ DRAFT_INLINE_FIELDS = {
         "expected_shape",
         "choices",
         "correct_choice",
+        "known_wrong",
     ),
     "wrong_answers": ("slug", "statement", "rebuttal", "patterns", "ordering"),
     "key_points": ("slug", "label", "patterns", "ordering"),
@@ -85,13 +97,8 @@ class FollowUpInline(admin.StackedInline):
         ("expected_number", "tolerance"),
         "expected_shape",
         ("choices", "correct_choice"),
+        "known_wrong",
     )
-
-
-class WrongAnswerInline(admin.StackedInline):
-    model = WrongAnswer
-    extra = 0
-    fields = (("slug", "ordering"), "statement", "rebuttal", "patterns")
 
 
 def _follow_ups_of_this_question(request: HttpRequest) -> QuerySet[FollowUp]:
@@ -120,10 +127,91 @@ class NamedRowsFormSet(forms.BaseInlineFormSet):
         _name_row_fields(form)
 
 
-class KeyPointForm(forms.ModelForm):
+def question_slug(title: str) -> str:
+    """A slug that keeps the meaning of the symbols slugify drops: "Why divide by √d_k"
+    gives "why-divide-by-sqrt-d_k" (js/question_admin.js does the same as you type)."""
+    for symbol, word in SLUG_WORDS.items():
+        title = title.replace(symbol, word)
+    return slugify(title)
+
+
+class PatternsFormMixin:
+    """A patterns field checked and expanded as the content files are: `@name` becomes the
+    set's lines (an unknown one is an error naming it), every line must compile and be safe,
+    and the error names the line."""
+
+    cleaned_data: dict[str, Any]
+
+    def clean_patterns(self) -> str:
+        value = self.cleaned_data.get("patterns") or ""
+        try:
+            lines = content_files.patterns_expand(value, sets=content_files.pattern_sets())
+        except content_files.PatternError as exc:
+            raise ValidationError(str(exc)) from exc
+        return "\n".join(lines)
+
+    def _describe_patterns(self) -> None:
+        field = self.fields.get("patterns")  # type: ignore[attr-defined]
+        if field is not None:
+            field.widget.attrs["aria-describedby"] = PATTERNS_HELP_ID
+            field.widget.attrs.setdefault("rows", "3")
+            field.widget.attrs.setdefault("cols", "30")
+
+
+class KeyPointForm(PatternsFormMixin, forms.ModelForm):
+    class Meta:
+        model = KeyPoint
+        fields = ("slug", "label", "patterns", "follow_up", "ordering")
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _name_row_fields(self)
+        self._describe_patterns()
+
+
+class WrongAnswerForm(PatternsFormMixin, forms.ModelForm):
+    class Meta:
+        model = WrongAnswer
+        fields = ("slug", "statement", "rebuttal", "patterns", "ordering")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._describe_patterns()
+
+
+class WrongAnswerInline(admin.StackedInline):
+    model = WrongAnswer
+    form = WrongAnswerForm
+    extra = 0
+    fields = (("slug", "ordering"), "statement", "rebuttal", "patterns")
+
+
+class QuestionForm(forms.ModelForm):
+    """The slug may be left empty: it is made from the title, symbols kept as words."""
+
+    class Meta:
+        model = Question
+        fields = (
+            "title",
+            "slug",
+            "status",
+            "roles",
+            "level",
+            "ordering",
+            "prompt",
+            "short_answer",
+            "full_answer",
+            "exercise_slugs",
+        )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "slug" in self.fields:
+            self.fields["slug"].required = False
+
+    def clean_slug(self) -> str:
+        slug = self.cleaned_data.get("slug") or ""
+        return slug or question_slug(self.data.get(self.add_prefix("title"), ""))
 
 
 class KeyPointInline(admin.TabularInline):
@@ -261,6 +349,88 @@ class ExampleAnswerInline(admin.TabularInline):
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
+class JudgementForm(forms.Form):
+    """The labels an answer should have had, for a judgement marked wrong."""
+
+    text = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
+    example = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    follow_up = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    expected_key_points = forms.MultipleChoiceField(
+        label="Key points it makes", required=False, widget=forms.CheckboxSelectMultiple
+    )
+    expected_wrong_answer = forms.ChoiceField(
+        label="Wrong answer it states", required=False, choices=[NO_WRONG_ANSWER_CHOICE]
+    )
+    next = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, question: Question, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.question = question
+        choices = _example_choices(question)
+        self.key_point_targets = choices.key_point_targets
+        self.fields["expected_key_points"].choices = choices.key_points
+        self.fields["expected_wrong_answer"].choices = choices.wrong_answers
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        example = None
+        if data.get("example"):
+            example = self.question.example_answers.filter(pk=data["example"]).first()
+            if example is None:
+                raise ValidationError("That example answer belongs to another question.")
+        follow_up = None
+        if data.get("follow_up"):
+            follow_up = self.question.follow_ups.filter(pk=data["follow_up"]).first()
+        if example is not None:
+            follow_up = example.follow_up
+        elif not (data.get("text") or "").strip():
+            raise ValidationError("There is no answer to keep.")
+        target = follow_up.pk if follow_up else None
+        elsewhere = [
+            slug
+            for slug in data.get("expected_key_points") or []
+            if self.key_point_targets.get(slug) != target
+        ]
+        if elsewhere:
+            raise ValidationError(MSG_KEY_POINT_OTHER_TARGET.format(slugs=", ".join(elsewhere)))
+        if follow_up is not None and data.get("expected_wrong_answer"):
+            raise ValidationError(MSG_NO_WRONG_ANSWER_ON_FOLLOW_UP)
+        data["example_row"], data["follow_up_row"] = example, follow_up
+        return data
+
+
+@require_POST
+def _judgement_post(request: HttpRequest, question: Question) -> HttpResponse:
+    form = JudgementForm(request.POST, question=question)
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        back = ""
+    back = back or reverse("admin:questions_question_validate", args=[question.pk])
+    if not form.is_valid():
+        errors = " ".join(str(e) for errs in form.errors.values() for e in errs)
+        messages.error(request, MSG_JUDGEMENT_INVALID.format(errors=errors))
+        return HttpResponseRedirect(back)
+    data = form.cleaned_data
+    try:
+        services.example_answer_from_judgement(
+            question=question,
+            text=data["text"],
+            key_points=data["expected_key_points"],
+            wrong_answer=data["expected_wrong_answer"],
+            follow_up=data["follow_up_row"],
+            example=data["example_row"],
+            note="Marked wrong on " + ("Validate" if data["example_row"] else "Try an answer"),
+        )
+    except ValidationError as exc:
+        messages.error(request, MSG_JUDGEMENT_INVALID.format(errors=" ".join(exc.messages)))
+        return HttpResponseRedirect(back)
+    kept = services.JUDGEMENT_CORRECTED if data["example_row"] else services.JUDGEMENT_KEPT
+    messages.success(request, kept)
+    return HttpResponseRedirect(back)
+
+
 def _draft_rows(formset: forms.BaseInlineFormSet, names: tuple[str, ...]) -> list[dict]:
     """The rows an inline formset would save, as plain data (the edit is validated, unsaved)."""
     rows = []
@@ -280,6 +450,7 @@ def _draft_rows(formset: forms.BaseInlineFormSet, names: tuple[str, ...]) -> lis
 
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
+    form = QuestionForm
     list_display = ("title", "slug", "level", "status", "ordering", "preview_link")
     list_filter = ("status", "level", "roles")
     list_editable = ("ordering",)
@@ -297,6 +468,10 @@ class QuestionAdmin(admin.ModelAdmin):
     inlines = (FollowUpInline, WrongAnswerInline, KeyPointInline, ExampleAnswerInline)
     actions = ("publish", "unpublish", "validate_action")
     change_form_template = "admin/questions/question/change_form.html"
+
+    class Media:
+        # After the admin's urlify.js: the slug typed from the title keeps √ as "sqrt".
+        js = ("js/question_admin.js",)
 
     def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> Any:
         form = super().get_changelist_form(request, **kwargs)
@@ -318,6 +493,11 @@ class QuestionAdmin(admin.ModelAdmin):
                 "<int:object_id>/validate/",
                 self.admin_site.admin_view(self.validate_view),
                 name="questions_question_validate",
+            ),
+            path(
+                "<int:object_id>/judgement/",
+                self.admin_site.admin_view(self.judgement_view),
+                name="questions_question_judgement",
             ),
             path(
                 # object_id, as the change view names it: the inlines read it to offer only
@@ -409,12 +589,28 @@ class QuestionAdmin(admin.ModelAdmin):
         }
         report = services.question_validate(question=question)
         only_wrong = request.GET.get("show") == "wrong"
+        shown = [v for v in report.verdicts if not (only_wrong and v.right)]
+        page = Paginator(shown, VALIDATE_PAGE_SIZE).get_page(request.GET.get("page"))
+        choices = _example_choices(question)
         context.update(
             report=report,
             only_wrong=only_wrong,
-            shown=[v for v in report.verdicts if not (only_wrong and v.right)],
+            shown=page.object_list,
+            shown_count=len(shown),
+            page_obj=page,
+            first_number=page.start_index(),
+            key_point_choices=choices.key_points,
+            wrong_answer_choices=choices.wrong_answers,
+            judgement_url=reverse("admin:questions_question_judgement", args=[question.pk]),
+            here=request.get_full_path(),
         )
         return TemplateResponse(request, "admin/questions/question/validate.html", context)
+
+    def judgement_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """POST: an assessor's judgement marked wrong, kept with the instructor's labels (a
+        trial answer becomes an example answer; an example gets its labels corrected)."""
+        question = self._question_for_change(request, object_id)
+        return _judgement_post(request, question)
 
     def preview_draft_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         """The change form, POSTed here by "Preview unsaved changes": validated like a save,

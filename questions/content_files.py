@@ -40,9 +40,9 @@ LEVELS = ("L1", "L2", "L3")
 CHECK_KINDS = ("number", "shape", "choice", "text")
 # The follow-up fields that only mean something for one check kind.
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
-    "number": ("expected_number", "tolerance"),
-    "shape": ("expected_shape",),
-    "choice": ("choices", "correct_choice"),
+    "number": ("expected_number", "tolerance", "known_wrong"),
+    "shape": ("expected_shape", "known_wrong"),
+    "choice": ("choices", "correct_choice", "known_wrong"),
     "text": ("key_points",),
 }
 SLUG_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -78,6 +78,8 @@ FIELD_NOT_FOR_KIND = "only a {kind} follow-up has this field (this one is {check
 NEEDS_FIELD_FOR_KIND = "a {check_kind} follow-up needs this field"
 TOO_FEW_CHOICES = "a choice follow-up needs at least two choices"
 CHOICE_NOT_LISTED = "must be one of the choices, got {value!r}"
+KNOWN_WRONG_NOT_A_CHOICE = "must name a wrong choice, got {value!r}"
+KNOWN_WRONG_NOT_FOR_TEXT = "a text follow-up has key points, not known wrong answers"
 UNKNOWN_ROLE = "unknown role {slug!r} (roles are defined in {roles_file})"
 BAD_PATTERN = "line {line} is not a valid regular expression: {pattern!r} ({error})"
 CATASTROPHIC_PATTERN = "line {line}: " + PATTERN_CATASTROPHIC
@@ -92,6 +94,39 @@ NO_DIRECTORY = "not a content directory (no {roles_file} in it)"
 
 class ContentError(ValueError):
     """A malformed content file. The message names the file and the field."""
+
+
+class PatternError(ValueError):
+    """A patterns field with an unknown set, a bad or a catastrophic line (named in it)."""
+
+
+def patterns_expand(value: str, *, sets: dict[str, list[str]]) -> list[str]:
+    """The lines a `patterns` field stores: `@name` lines replaced by the set's lines, blank
+    lines dropped, every line checked. The content files and the admin both come here, so a
+    set means the same in both and an unknown one is refused in both. Raises PatternError."""
+    # The blank lines that TOML's ''' delimiters leave around the patterns are not patterns.
+    lines = []
+    for line in value.split("\n"):
+        if not line.strip().startswith(SET_LINE):
+            lines += [line.strip()] if line.strip() else []
+            continue
+        name = line.strip()[len(SET_LINE) :].strip()
+        if name not in sets:
+            raise PatternError(UNKNOWN_SET.format(name=name, sets_file=PATTERN_SETS_FILE))
+        lines += sets[name]
+    for number, line in enumerate(lines, start=1):
+        try:
+            re.compile(line.strip())
+        except re.error as exc:
+            raise PatternError(BAD_PATTERN.format(line=number, pattern=line, error=exc)) from exc
+        if pattern_is_catastrophic(line):
+            raise PatternError(CATASTROPHIC_PATTERN.format(line=number, pattern=line.strip()))
+    return lines
+
+
+def pattern_sets() -> dict[str, list[str]]:
+    """The project's shared pattern sets (questions/content/patterns.toml), read afresh."""
+    return pattern_sets_read(CONTENT_DIR / PATTERN_SETS_FILE)
 
 
 class KeyPointContent(TypedDict):
@@ -117,6 +152,7 @@ class FollowUpContent(TypedDict):
     expected_shape: str
     choices: list[str]
     correct_choice: str
+    known_wrong: dict[str, str]  # a foreseen wrong answer -> what it is and why it is wrong
     key_points: list[KeyPointContent]
 
 
@@ -248,31 +284,21 @@ class _Table:
         value = self.raw(
             key, "a string of regular expressions", (str,), "" if not required else ...
         )
-        # One regex per line, as the `patterns` TextField stores them; the blank lines that
-        # TOML's ''' delimiters leave around them are not patterns.
-        lines = []
-        for line in value.split("\n"):
-            if not line.strip().startswith(SET_LINE):
-                lines += [line] if line.strip() else []
-                continue
-            name = line.strip()[len(SET_LINE) :].strip()
-            if name not in self.sets:
-                raise self.error(key, UNKNOWN_SET.format(name=name, sets_file=PATTERN_SETS_FILE))
-            lines += self.sets[name]
+        try:
+            lines = patterns_expand(value, sets=self.sets)
+        except PatternError as exc:
+            raise self.error(key, str(exc)) from exc
         if required and not lines:
             raise self.error(key, NO_PATTERNS)
-        for number, line in enumerate(lines, start=1):
-            try:
-                re.compile(line.strip())
-            except re.error as exc:
-                raise self.error(
-                    key, BAD_PATTERN.format(line=number, pattern=line, error=exc)
-                ) from exc
-            if pattern_is_catastrophic(line):
-                raise self.error(
-                    key, CATASTROPHIC_PATTERN.format(line=number, pattern=line.strip())
-                )
         return "\n".join(lines)
+
+    def known_wrong(self, key: str = "known_wrong") -> dict[str, str]:
+        """A table of foreseen wrong answers, each to the explanation shown for it."""
+        value = self.raw(key, "a table of 'answer' = 'why'", (dict,), {})
+        for why in value.values():
+            if not isinstance(why, str) or not why.strip():
+                raise self.error(key, WRONG_TYPE.format(expected="an explanation", got=why))
+        return dict(value)
 
     def tables(self, key: str) -> list[_Table]:
         items = self.raw(key, f"an array of tables ([[{key}]])", (list,), [])
@@ -375,10 +401,11 @@ def _follow_up(table: _Table) -> FollowUpContent:
     )
     for kind, fields in KIND_FIELDS.items():
         for field in fields:
-            if kind != check_kind and table.has(field):
-                raise table.error(
-                    field, FIELD_NOT_FOR_KIND.format(kind=kind, check_kind=check_kind)
-                )
+            if field not in KIND_FIELDS[check_kind] and table.has(field):
+                message = FIELD_NOT_FOR_KIND.format(kind=kind, check_kind=check_kind)
+                if field == "known_wrong":  # several kinds have it; only text has not
+                    message = KNOWN_WRONG_NOT_FOR_TEXT
+                raise table.error(field, message)
     follow_up = FollowUpContent(
         level=table.level(),
         prompt=table.text("prompt"),
@@ -389,6 +416,7 @@ def _follow_up(table: _Table) -> FollowUpContent:
         expected_shape=table.text("expected_shape", ""),
         choices=table.strings("choices", []),
         correct_choice=table.text("correct_choice", ""),
+        known_wrong=table.known_wrong(),
         key_points=[_key_point(t) for t in table.tables("key_points")],
     )
     required = {"number": "expected_number", "shape": "expected_shape", "choice": "choices"}
@@ -401,6 +429,9 @@ def _follow_up(table: _Table) -> FollowUpContent:
             raise table.error(
                 "correct_choice", CHOICE_NOT_LISTED.format(value=follow_up["correct_choice"])
             )
+        for choice in follow_up["known_wrong"]:
+            if choice not in follow_up["choices"] or choice == follow_up["correct_choice"]:
+                raise table.error("known_wrong", KNOWN_WRONG_NOT_A_CHOICE.format(value=choice))
     table.done()
     return follow_up
 

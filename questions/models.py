@@ -3,15 +3,21 @@ attempts, pages."""
 
 from __future__ import annotations
 
-import re
-
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from questions import assessment
+from questions import assessment, content_files
+
+# Where the admin explains the line kinds of a patterns field (the help block's id).
+PATTERNS_HELP = (
+    "Optional: leave empty to assess by meaning (the label and the example answers). One "
+    "line each: a regular expression, `~ words` (a concept), `! regex` "
+    "(wrong answers: a refuting cue) or `@name` (a shared set). See “How patterns are "
+    "read” above."
+)
 
 
 class Level(models.TextChoices):
@@ -37,13 +43,19 @@ def _pattern_lines(raw: str) -> tuple[str, ...]:
 
 
 def _validate_patterns(raw: str) -> None:
-    for line in _pattern_lines(raw):
-        try:
-            re.compile(line)
-        except re.error as exc:
-            raise ValidationError(f"Not a valid regular expression: {line!r} ({exc}).") from exc
-        if assessment.pattern_is_catastrophic(line):
-            raise ValidationError(assessment.PATTERN_CATASTROPHIC.format(pattern=line))
+    """Every line compiles and is safe, and no `@name` is left: the forms and the content
+    loader expand the sets they know (content_files.patterns_expand); a set line stored as it
+    is would be a literal pattern that never matches."""
+    try:
+        content_files.patterns_expand(raw, sets={})
+    except content_files.PatternError as exc:
+        raise ValidationError(str(exc)) from exc
+
+
+KNOWN_WRONG_NOT_A_MAP = 'Write {"wrong answer": "why it is wrong", ...}, with text for each.'
+KNOWN_WRONG_NOT_FOR_TEXT = "A free-text follow-up has key points, not known wrong answers."
+KNOWN_WRONG_NOT_A_WRONG_CHOICE = "Each known wrong answer must be one of the other options."
+KNOWN_WRONG_NOT_A_NUMBER = "Each known wrong answer of a number check must be a number."
 
 
 class Role(models.Model):
@@ -125,12 +137,40 @@ class FollowUp(models.Model):
     expected_shape = models.CharField(max_length=60, blank=True, help_text="e.g. (n, n)")
     choices = models.JSONField(default=list, blank=True, help_text="A list of option strings.")
     correct_choice = models.CharField(max_length=300, blank=True)
+    known_wrong = models.JSONField(
+        default=dict,
+        # Rows written by older code (a migration's historical model) get an empty map too.
+        db_default={},
+        blank=True,
+        help_text="Wrong answers you foresee, each with what it is and why it is wrong: "
+        '{"512": "d_model, the model width; the question asks for one head\'s width."} for a '
+        "number or a shape, the option's text for a choice. Shown when a candidate gives it.",
+    )
 
     class Meta:
         ordering = ("ordering", "id")
 
     def __str__(self) -> str:
         return f"{self.get_level_display()}: {self.prompt[:60]}"
+
+    def known_wrong_clean(self) -> dict[str, str]:
+        """The errors of `known_wrong` by field, or nothing (see clean)."""
+        value = self.known_wrong
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items()
+        ):
+            return {"known_wrong": KNOWN_WRONG_NOT_A_MAP}
+        if self.check_kind == CheckKind.TEXT and value:
+            return {"known_wrong": KNOWN_WRONG_NOT_FOR_TEXT}
+        if self.check_kind == CheckKind.CHOICE:
+            strangers = [k for k in value if k not in (self.choices or [])]
+            if strangers or self.correct_choice in value:
+                return {"known_wrong": KNOWN_WRONG_NOT_A_WRONG_CHOICE}
+        if self.check_kind == CheckKind.NUMBER and any(
+            assessment.parse_number(k) is None for k in value
+        ):
+            return {"known_wrong": KNOWN_WRONG_NOT_A_NUMBER}
+        return {}
 
     @property
     def anchor(self) -> str:
@@ -149,6 +189,7 @@ class FollowUp(models.Model):
                 errors["choices"] = "A choice check needs a list of at least two options."
             elif self.correct_choice not in self.choices:
                 errors["correct_choice"] = "The correct choice must be one of the options."
+        errors.update(self.known_wrong_clean())
         if errors:
             raise ValidationError(errors)
 
@@ -164,10 +205,7 @@ class WrongAnswer(models.Model):
     statement = models.TextField()
     rebuttal = models.TextField(help_text="Markdown with $math$.")
     patterns = models.TextField(
-        blank=True,
-        validators=[_validate_patterns],
-        help_text="One regular expression per line (case-insensitive). A negated hit "
-        '("can\'t recover") does not count.',
+        blank=True, validators=[_validate_patterns], help_text=PATTERNS_HELP
     )
     ordering = models.PositiveIntegerField(default=0)
 
@@ -206,11 +244,7 @@ class KeyPoint(models.Model):
     slug = models.SlugField()
     label = models.CharField(max_length=200)
     patterns = models.TextField(
-        blank=True,
-        validators=[_validate_patterns],
-        help_text="One regular expression per line (case-insensitive). A negated hit "
-        '("does not saturate") does not count. Leave empty to assess by meaning: the label '
-        "and the question's example answers.",
+        blank=True, validators=[_validate_patterns], help_text=PATTERNS_HELP
     )
     ordering = models.PositiveIntegerField(default=0)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -14,7 +15,9 @@ from django.db import transaction
 from django.http import HttpRequest
 
 from common.ratelimit import rate_limit_hit
+from common.rendering import render_inline
 from questions import assessment, assessment_eval, selectors
+from questions.assessment.specs import via_of
 from questions.events import answer_stored
 from questions.models import Attempt, CheckKind, ExampleAnswer, FollowUp, Question, Status
 from questions.selectors import DRAFTS_SESSION_KEY, Owner, attempts_for
@@ -84,15 +87,18 @@ def question_assess(*, question: Question, text: str) -> assessment.TextAssessme
 
 def follow_up_check(*, follow_up: FollowUp, text: str) -> dict[str, object]:
     kind = follow_up.check_kind
+    known_wrong = follow_up.known_wrong if isinstance(follow_up.known_wrong, dict) else {}
     if kind == CheckKind.NUMBER:
         result = assessment.check_number(
-            text, float(follow_up.expected_number or 0.0), follow_up.tolerance
+            text, float(follow_up.expected_number or 0.0), follow_up.tolerance, known_wrong
         )
         return result.as_dict()
     if kind == CheckKind.SHAPE:
-        return assessment.check_shape(text, follow_up.expected_shape).as_dict()
+        return assessment.check_shape(text, follow_up.expected_shape, known_wrong).as_dict()
     if kind == CheckKind.CHOICE:
-        return assessment.check_choice(text, follow_up.choices, follow_up.correct_choice).as_dict()
+        return assessment.check_choice(
+            text, follow_up.choices, follow_up.correct_choice, known_wrong
+        ).as_dict()
     result, detail = assessment.check_text(text, follow_up.key_point_specs())
     return {**result.as_dict(), "key_points": detail.key_points, "missed": detail.missed}
 
@@ -200,15 +206,6 @@ def question_draft_save(
 
 
 @dataclass(frozen=True)
-class EvidenceLine:
-    """The text that earned a key point or triggered a wrong answer (or was read as denied)."""
-
-    slug: str
-    text: str
-    negated: bool
-
-
-@dataclass(frozen=True)
 class ExampleVerdict:
     """One example answer: what the instructor expects beside what the assessor found."""
 
@@ -217,7 +214,15 @@ class ExampleVerdict:
     got_key_points: tuple[str, ...]
     expected_wrong_answer: str
     got_wrong_answer: str
-    evidence: tuple[EvidenceLine, ...]
+    evidence: tuple[selectors.EvidenceItem, ...]
+
+    @property
+    def counted(self) -> tuple[selectors.EvidenceItem, ...]:
+        return tuple(e for e in self.evidence if not e.denied)
+
+    @property
+    def denied(self) -> tuple[selectors.EvidenceItem, ...]:
+        return tuple(e for e in self.evidence if e.denied)
 
     @property
     def missed_key_points(self) -> tuple[str, ...]:
@@ -246,11 +251,30 @@ class ExampleVerdict:
 
 
 @dataclass(frozen=True)
+class LineHits:
+    """A rule of a key point or wrong answer and how many example answers it counted in."""
+
+    rule: str
+    via: str
+    examples: int
+
+    @property
+    def via_label(self) -> str:
+        return selectors.VIA_LABELS.get(self.via, "rule")
+
+
+@dataclass(frozen=True)
 class ScoreRow:
     """One key point's or wrong answer's scores from assessment_eval, with its label."""
 
     score: assessment_eval.Scores
     label: str
+    # Every authored line (those that never counted too), then any other rule that did.
+    lines: tuple[LineHits, ...] = ()
+
+    @property
+    def label_html(self) -> str:
+        return render_inline(self.label)
 
 
 @dataclass(frozen=True)
@@ -279,17 +303,6 @@ class QuestionValidation:
     @property
     def false_rebuttals(self) -> int:
         return self.report.false_rebuttals
-
-
-def _evidence_lines(result: assessment.TextAssessment) -> tuple[EvidenceLine, ...]:
-    """The first evidence per slug, and per slug the first hit read as denied: several
-    patterns matching the same claim would only repeat it."""
-    lines: dict[tuple[str, bool], EvidenceLine] = {}
-    for item in result.evidence:
-        # The sentence when the assessor names one, else the text its pattern matched.
-        text = getattr(item, "sentence", "") or item.matched
-        lines.setdefault((item.slug, item.negated), EvidenceLine(item.slug, text, item.negated))
-    return tuple(lines.values())
 
 
 def _target(example: ExampleAnswer) -> str:
@@ -352,13 +365,45 @@ def question_validate(*, question: Question) -> QuestionValidation:
             got_key_points=tuple(result.key_points),
             expected_wrong_answer=example.expected_wrong_answer or "",
             got_wrong_answer=result.wrong_answer or "",
-            evidence=_evidence_lines(result),
+            evidence=tuple(selectors.evidence_items(result.evidence)),
         )
         for example, result in zip(judged, results, strict=True)
     )
+    # How many examples each rule counted in (once per example): a line that never counts
+    # is dead weight, one that counts everywhere may be too broad.
+    hits: Counter[tuple[str, str, str, str]] = Counter()
+    for example, result in zip(judged, results, strict=True):
+        hits.update(
+            {
+                (_target(example), e.slug, e.rule, e.via)
+                for e in result.evidence
+                if not e.negated and e.rule
+            }
+        )
+    authored: dict[tuple[str, str], tuple[str, ...]] = {}
+    for target, target_specs in specs.items():
+        for kp in target_specs.key_points:
+            authored[(target, kp.slug)] = kp.patterns
+        for wa in target_specs.wrong_answers:
+            authored[(target, wa.slug)] = wa.patterns
+
+    def lines(target: str, slug: str) -> tuple[LineHits, ...]:
+        own = authored.get((target, slug), ())
+        found = [
+            LineHits(line, via_of(line), hits.get((target, slug, line, via_of(line)), 0))
+            for line in own
+        ]
+        found += [
+            LineHits(rule, via, count)
+            for (t, s, rule, via), count in hits.items()
+            if t == target and s == slug and rule not in own
+        ]
+        return tuple(found)
 
     def rows(scores: list[assessment_eval.Scores]) -> tuple[ScoreRow, ...]:
-        return tuple(ScoreRow(s, labels.get((s.target, s.slug), "")) for s in scores)
+        return tuple(
+            ScoreRow(s, labels.get((s.target, s.slug), ""), lines(s.target, s.slug)) for s in scores
+        )
 
     return QuestionValidation(
         question=question,
@@ -368,3 +413,42 @@ def question_validate(*, question: Question) -> QuestionValidation:
         key_point_scores=rows(report.key_points),
         wrong_answer_scores=rows(report.wrong_answers),
     )
+
+
+# --- A judgement marked wrong, kept as an example answer --------------------------------
+
+JUDGEMENT_KEPT = (
+    "Kept as an example answer with your labels: Validate now checks the assessor against it."
+)
+JUDGEMENT_CORRECTED = (
+    "The example answer now has your labels: Validate checks the assessor against them."
+)
+
+
+@transaction.atomic
+def example_answer_from_judgement(
+    *,
+    question: Question,
+    text: str,
+    key_points: Sequence[str],
+    wrong_answer: str = "",
+    follow_up: FollowUp | None = None,
+    example: ExampleAnswer | None = None,
+    note: str = "",
+) -> ExampleAnswer:
+    """An assessor's judgement an instructor marked wrong, kept with the right labels: a new
+    example answer for a trial answer, or an existing example's labels corrected (on
+    Validate the text is already an example)."""
+    if example is None:
+        example = ExampleAnswer(
+            question=question,
+            follow_up=follow_up,
+            text=answer_text_clean(text),
+            note=note,
+            ordering=question.example_answers.count(),
+        )
+    example.expected_key_points = list(key_points)
+    example.expected_wrong_answer = "" if example.follow_up_id else wrong_answer
+    example.full_clean()
+    example.save()
+    return example

@@ -65,23 +65,40 @@ def _detail_response(
         if bound_follow_up is not None and bound_follow_up.prefix == form.prefix:
             form = bound_follow_up
         follow_ups.append((view, form))
-    trial = None
+    trial = trial_evidence = None
+    shown = content or selectors.question_content(question=question)
     if preview and trial_text:
-        trial = selectors.preview_trial(
-            content=content or selectors.question_content(question=question),
-            page=page,
-            text=trial_text,
+        trial = selectors.preview_trial(content=shown, page=page, text=trial_text)
+        trial_evidence = selectors.answer_evidence(
+            key_points=[kp for kp in shown.key_points if kp.follow_up_id is None],
+            covered=[kp.slug for kp in trial.key_points if kp.covered],
+            wrong_answer=trial.wrong_answer_slug,
+            evidence=trial.evidence,
         )
+    latest = page.progress.question_attempt
+    if answer_form is None:
+        # "Answer again" starts from the last answer: improving it beats retyping it.
+        answer_form = AnswerForm(initial={"text": latest.text} if latest and not preview else None)
     context = {
         "page": page,
         "question": page.question,
-        "form": answer_form or AnswerForm(),
+        "form": answer_form,
+        "evidence": None if preview else selectors.attempt_evidence(page=page, content=shown),
+        "trial_evidence": trial_evidence,
         "follow_ups": follow_ups,
         "preview": preview,
         "is_draft": bool(content and content.is_draft),
         "draft_token": draft_token,
         "trial": trial,
     }
+    if trial is not None and not (content and content.is_draft):
+        choices = selectors.example_label_choices(question=page.question)
+        context.update(
+            judgement_url=reverse("admin:questions_question_judgement", args=[question.pk]),
+            key_point_choices=choices[0],
+            wrong_answer_choices=choices[1],
+            here=request.get_full_path(),
+        )
     return render(request, "questions/question_detail.html", context, status=status)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from questions.assessment.language import normalise_text
 from questions.assessment.specs import CheckResult
@@ -22,6 +22,11 @@ SHAPE_WRONG = "Not quite: {got} is not the expected shape."
 CHOICE_MISSING = "Pick one of the options."
 CHOICE_CORRECT = "Correct choice."
 CHOICE_WRONG = "Not this one."
+# A wrong value the author foresaw names the confusion, in the author's words ("why"): e.g.
+# "Not quite: 512 is d_model, the model width; the question asks for d_head, ...".
+NUMBER_KNOWN_WRONG = "Not quite: {got:g} is {why}"
+SHAPE_KNOWN_WRONG = "Not quite: {got} is {why}"
+CHOICE_KNOWN_WRONG = "Not this one: {why}"
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,]\d+)?|\.\d+)(?:e[-+]?\d+)?", re.IGNORECASE)
@@ -39,14 +44,36 @@ def parse_number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def check_number(text: str, expected: float, tolerance: float = 0.0) -> CheckResult:
+def _why(known_wrong: Mapping[str, str] | None, matches: Callable[[str], bool]) -> str:
+    """The author's explanation of the first known wrong answer `matches` accepts."""
+    for answer, why in (known_wrong or {}).items():
+        if why and matches(answer):
+            return why.strip()
+    return ""
+
+
+def check_number(
+    text: str,
+    expected: float,
+    tolerance: float = 0.0,
+    known_wrong: Mapping[str, str] | None = None,
+) -> CheckResult:
+    """`known_wrong` maps a wrong value the author foresaw ("512") to what it is and why it
+    is not the answer; a value within the tolerance of one gets that explanation."""
     got = parse_number(text)
     if got is None:
         return CheckResult("number", False, NUMBER_NOT_FOUND)
-    # A tiny epsilon so a tolerance of 0.001 accepts 0.8137 vs 0.814 as the author meant.
-    ok = abs(got - expected) <= abs(tolerance) + 1e-9
+
+    def near(value: float | None) -> bool:
+        # A tiny epsilon so a tolerance of 0.001 accepts 0.8137 vs 0.814 as the author meant.
+        return value is not None and abs(got - value) <= abs(tolerance) + 1e-9
+
+    ok = near(expected)
+    why = "" if ok else _why(known_wrong, lambda answer: near(parse_number(answer)))
     if ok:
         message = NUMBER_CORRECT
+    elif why:
+        message = NUMBER_KNOWN_WRONG.format(got=got, why=why)
     elif tolerance:
         message = NUMBER_WRONG.format(got=got, tolerance=abs(tolerance))
     elif float(expected).is_integer():
@@ -80,19 +107,39 @@ def normalise_shape(text: str) -> str | None:
     return "(" + ", ".join(dims) + ")"
 
 
-def check_shape(text: str, expected: str) -> CheckResult:
+def check_shape(
+    text: str, expected: str, known_wrong: Mapping[str, str] | None = None
+) -> CheckResult:
     got = normalise_shape(text)
     want = normalise_shape(expected)
     if got is None:
         return CheckResult("shape", False, SHAPE_NOT_FOUND)
     ok = got == want
-    return CheckResult("shape", ok, SHAPE_CORRECT if ok else SHAPE_WRONG.format(got=got), got)
+    if ok:
+        return CheckResult("shape", True, SHAPE_CORRECT, got)
+    why = _why(known_wrong, lambda answer: normalise_shape(answer) == got)
+    message = SHAPE_KNOWN_WRONG.format(got=got, why=why) if why else SHAPE_WRONG.format(got=got)
+    return CheckResult("shape", False, message, got)
 
 
-def check_choice(text: str, choices: Sequence[str], correct: str) -> CheckResult:
-    picked = " ".join(text.split()).casefold()
-    options = {" ".join(c.split()).casefold(): c for c in choices}
+def _plain(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def check_choice(
+    text: str,
+    choices: Sequence[str],
+    correct: str,
+    known_wrong: Mapping[str, str] | None = None,
+) -> CheckResult:
+    """`known_wrong` maps a wrong choice to why it is wrong, shown when it is picked."""
+    picked = _plain(text)
+    options = {_plain(c): c for c in choices}
     if picked not in options:
         return CheckResult("choice", False, CHOICE_MISSING)
-    ok = picked == " ".join(correct.split()).casefold()
-    return CheckResult("choice", ok, CHOICE_CORRECT if ok else CHOICE_WRONG, options[picked])
+    ok = picked == _plain(correct)
+    if ok:
+        return CheckResult("choice", True, CHOICE_CORRECT, options[picked])
+    why = _why(known_wrong, lambda answer: _plain(answer) == picked)
+    message = CHOICE_KNOWN_WRONG.format(why=why) if why else CHOICE_WRONG
+    return CheckResult("choice", False, message, options[picked])

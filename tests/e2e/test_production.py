@@ -20,7 +20,12 @@ from playwright.sync_api import Page, expect
 
 from grader.models import Exercise, Submission
 from questions.models import Question
-from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS, course_with_students
+from tests.e2e.flows import (
+    ATTENTION_EXERCISE,
+    VERDICT_TIMEOUT_MS,
+    course_with_students,
+    example_answers_sampled,
+)
 from tests.e2e.production import DeployedSite, Loads, password_set, watch
 from tests.factories import student_create
 
@@ -169,10 +174,15 @@ def test_every_staff_page_loads_its_scripts(
     tab = logged_in_page(instructor, PASSWORD)
     loads = watch(tab, live_server)
     question = Question.objects.get(slug="why-divide-before-softmax")
+    example_answers_sampled(question)  # Validate assesses every one on load
     exercise = Exercise.objects.get(slug=SLUG)
     for path, ready in (
         ("/admin/", "#staff-pages"),
         (f"/admin/questions/question/{question.pk}/change/", None),
+        ("/admin/questions/question/add/", None),
+        # Validate typesets the labels' maths: KaTeX fetched by math.js, hashed names.
+        (f"/admin/questions/question/{question.pk}/validate/", ".katex"),
+        (f"/questions/{question.slug}/preview/", None),
         (f"/admin/grader/exercise/{exercise.pk}/change/", None),
         ("/staff/submissions/", None),
         ("/staff/misconceptions/", None),

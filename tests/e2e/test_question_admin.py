@@ -42,7 +42,7 @@ def test_instructor_adds_an_example_answer_and_validates(instructor_page: Page, 
     expect(judged).to_contain_text("✘ missed variance-grows")
     expect(judged).to_contain_text("larger-learning-rate → larger-learning-rate")
     expect(judged).to_contain_text("✘ wrong")
-    expect(judged.locator(".evidence")).to_contain_text("larger-learning-rate")
+    expect(judged.locator("details.why")).to_contain_text("larger-learning-rate")
     expect(
         page.locator('#wrong-answer-scores tr[data-slug="larger-learning-rate"]')
     ).to_be_visible()
@@ -78,7 +78,7 @@ def test_instructor_tries_an_answer_on_unsaved_changes(
     ).to_be_visible()
     earned = assessment.locator('li[data-slug="softmax-saturates"]')
     expect(earned).to_have_class(re.compile(r"\bok\b"))
-    expect(earned.locator(".evidence")).to_contain_text("flibbertigibbet")
+    expect(earned.locator(".why mark")).to_have_text("flibbertigibbet")
     expect(preview.locator("#preview-banner")).to_contain_text("unsaved changes")
     screenshot(preview, "question-admin-preview-draft")
 
@@ -162,7 +162,105 @@ def test_answer_box_counts_and_says_so_at_the_cap(
     again = page.get_by_role("heading", name="Answer again")
     expect(assessment).to_be_visible()
     assert assessment.bounding_box()["y"] < again.bounding_box()["y"]
+    # "Answer again" starts from the answer just sent
+    expect(page.get_by_role("textbox", name="Your answer", exact=True)).to_have_value(
+        "The softmax saturates."
+    )
     expect(page.locator("#id_text-counter")).to_have_text(
-        f"0 / {services.ANSWER_MAX_CHARS} characters"
+        f"22 / {services.ANSWER_MAX_CHARS} characters"
     )
     assert js_errors == []
+
+
+def test_instructor_authors_a_question_from_sentences_and_tries_an_answer(
+    instructor_page: Page, screenshot, js_errors: list[str]
+) -> None:
+    """No pattern typed: key points and a wrong answer as sentences, example answers, a trial;
+    a trial judged wrong is kept as an example answer in one click."""
+    page = instructor_page
+    page.on("pageerror", lambda error: js_errors.append(str(error)))
+    page.goto("/admin/questions/question/add/")
+    page.locator("#id_title").fill("Why divide by √d_k")
+    page.locator("#id_title").dispatch_event("change")  # the admin's slug follows change/keyup
+    # the slug typed from the title keeps the square root as a word
+    expect(page.locator("#id_slug")).to_have_value("why-divide-by-sqrt-d_k")
+    expect(page.locator("#patterns-help")).to_contain_text("Patterns are optional")
+    page.locator("#id_prompt").fill("Why are the scores divided by $\\sqrt{d_k}$?")
+    page.locator("#id_short_answer").fill("To keep their spread near one.")
+    page.locator("#id_full_answer").fill("The variance of a dot product grows with $d_k$.")
+    page.get_by_text("Add another Key point").click()
+    page.locator("#id_key_points-0-slug").fill("spread-grows")
+    page.locator("#id_key_points-0-label").fill("The spread of the scores grows with d_k")
+    page.get_by_text("Add another Wrong answer").click()
+    page.locator("#id_wrong_answers-0-slug").fill("sums-to-one")
+    page.locator("#id_wrong_answers-0-statement").fill("The division makes the weights sum to one.")
+    page.locator("#id_wrong_answers-0-rebuttal").fill("The softmax already does that.")
+    # the key-point table fits the window: nothing scrolls sideways
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    page.locator("input[name=_continue]").click()
+    expect(page.locator(".messagelist")).to_contain_text("was added successfully")
+    question = Question.objects.get(slug="why-divide-by-sqrt-d_k")
+    assert question.key_points.get().patterns == ""
+
+    page.get_by_text("Add another Example answer").click()
+    page.locator("#id_example_answers-0-text").fill(
+        "The dot product adds d_k terms, so its spread grows with d_k."
+    )
+    page.locator("#example_answers-0").get_by_label("spread-grows", exact=True).check()
+    page.locator("input[name=_continue]").click()
+    expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+    assert question.example_answers.count() == 1
+
+    page.goto(f"/questions/{question.slug}/preview/")
+    page.get_by_role("textbox", name="Your answer", exact=True).fill(
+        "Longer vectors give larger dot products, so the scores spread out more."
+    )
+    page.get_by_role("button", name="Assess this answer").click()
+    assessment = page.locator("#assessment")
+    expect(assessment.locator('li[data-slug="spread-grows"]')).to_be_visible()
+    judgement = assessment.locator("details.judgement")
+    judgement.locator("summary").click()
+    judgement.get_by_label("spread-grows", exact=True).check()
+    judgement.get_by_role("button", name="Keep as an example answer").click()
+    expect(page.locator(".messagelist, .messages")).to_contain_text(services.JUDGEMENT_KEPT)
+    kept = question.example_answers.get(text__startswith="Longer vectors")
+    assert kept.expected_key_points == ["spread-grows"]
+    screenshot(page, "question-admin-authored-from-sentences")
+    assert js_errors == []
+
+
+def test_validate_is_folded_paged_typeset_and_takes_corrections(
+    instructor_page: Page, screenshot
+) -> None:
+    page = instructor_page
+    question = Question.objects.get(slug=SLUG)
+    example_answers_sampled(question)
+    # enough examples for a second page, cheap to assess
+    ExampleAnswer.objects.bulk_create(
+        ExampleAnswer(question=question, text=f"Short answer {i}.", ordering=1000 + i)
+        for i in range(25)
+    )
+    page.goto(f"/admin/questions/question/{question.pk}/validate/")
+    # the key points' maths is typeset (KaTeX, fetched by math.js under the CSP)
+    expect(page.locator("#key-point-scores .katex").first).to_be_attached(timeout=30_000)
+    # each key point's rules are folded, with how many examples each one counted in
+    rules = page.locator('details.rules[data-slug="softmax-saturates"]')
+    expect(rules.locator("table")).to_be_hidden()
+    rules.locator("summary").click()
+    expect(rules.locator("td.hits").first).to_be_visible()
+    pages = page.get_by_role("navigation", name="Pages of examples")
+    expect(pages).to_contain_text("Page 1 of 2")
+
+    row = page.locator("#examples-table tbody tr").first
+    pk = int(row.get_attribute("data-example"))
+    example = ExampleAnswer.objects.get(pk=pk)
+    wanted = "variance-grows" not in (example.expected_key_points or [])
+    judgement = row.locator("details.judgement")
+    judgement.locator("summary").click()
+    box = judgement.get_by_label("variance-grows", exact=True)
+    box.set_checked(wanted)
+    judgement.get_by_role("button", name="Save these labels").click()
+    expect(page.locator(".messagelist")).to_contain_text(services.JUDGEMENT_CORRECTED)
+    example.refresh_from_db()
+    assert ("variance-grows" in example.expected_key_points) is wanted
+    screenshot(page, "question-admin-validate-folded")

@@ -74,6 +74,49 @@ def test_candidate_answers_sees_reveal_and_answers_a_follow_up(
     assert js_errors == []
 
 
+def test_candidate_sees_why_each_key_point_counted_and_answers_again(
+    page: Page, screenshot, js_errors: list[str]
+) -> None:
+    text = (
+        "The variance of q·k grows with d_k, so the softmax saturates. "
+        "It is not true that the weights stop summing to one."
+    )
+    page.goto(f"/questions/{SLUG}/")
+    page.get_by_role("textbox", name="Your answer", exact=True).fill(text)
+    page.get_by_role("button", name="Submit my answer").click()
+    assessment = page.locator("#assessment")
+    # each key point says why: the words that counted, marked in their sentence
+    saturates = assessment.get_by_test_id("why-softmax-saturates")
+    expect(saturates).to_contain_text("Counted:")
+    expect(saturates.locator("mark").first).to_contain_text("saturat")
+    rule = saturates.locator("details.evidence-rules")
+    rule.locator("summary").click()
+    expect(rule.locator("code").first).to_be_visible()
+    expect(assessment.get_by_test_id("why-gradients-vanish")).to_contain_text(
+        "Not found in your answer."
+    )
+    # no known wrong answer is neutral, not a success
+    expect(assessment.get_by_test_id("no-wrong-match")).not_to_have_class(re.compile(r"\bok\b"))
+    # "Answer again" starts from the last answer
+    again = page.get_by_role("textbox", name="Your answer", exact=True)
+    expect(again).to_have_value(text)
+    again.fill(text + " The gradients vanish.")
+    page.get_by_role("button", name="Submit my answer").click()
+    expect(page.locator("#assessment").get_by_test_id("why-gradients-vanish")).to_contain_text(
+        "Counted:"
+    )
+
+    # a follow-up's foreseen wrong value names the confusion
+    number = page.locator("article.follow-up").last
+    number.get_by_label("Your answer to this follow-up").fill("512")
+    number.get_by_role("button", name="Check my answer").click()
+    expect(page.locator("article.follow-up").last).to_contain_text(
+        "Not quite: 512 is d_model, the model width"
+    )
+    screenshot(page, "questions-candidate-why")
+    assert js_errors == []
+
+
 def test_instructor_adds_a_wrong_answer_and_sees_it(instructor_page: Page, screenshot) -> None:
     page = instructor_page
     question = Question.objects.get(slug=SLUG)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from django import forms as django_forms
 from django.contrib.auth.models import Permission
+from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 
 from questions import admin as admin_module
-from questions import services
+from questions import content_files, services
 from questions.assessment import PATTERN_CATASTROPHIC
-from questions.models import Attempt, ExampleAnswer, Question, Status
+from questions.models import Attempt, ExampleAnswer, KeyPoint, Question, Status
 from tests.factories import student_create, user_create
 
 pytestmark = pytest.mark.django_db
@@ -106,9 +106,7 @@ def change_form_data(response) -> dict[str, object]:
         forms_ += [formset.management_form, *formset.forms]
     for form in forms_:
         for bound in form:
-            value = bound.value()
-            if isinstance(bound.field, django_forms.JSONField):
-                value = bound.field.prepare_value(value)
+            value = bound.value()  # a JSONField's already as the textarea shows it
             if value is None:
                 continue
             if isinstance(value, bool):
@@ -335,7 +333,7 @@ def test_preview_of_an_invalid_edit_lists_its_errors(
     assert response.status_code == 400
     body = response.content.decode()
     assert admin_module.MSG_DRAFT_INVALID in body
-    assert "Not a valid regular expression" in body
+    assert "line 1 is not a valid regular expression" in body
 
 
 def test_a_stale_draft_token_falls_back_to_the_saved_question(
@@ -446,3 +444,189 @@ def test_saving_a_catastrophic_pattern_is_refused_with_its_reason(
     assert escape(PATTERN_CATASTROPHIC.format(pattern="^(a+)+$")) in response.content.decode()
     question.refresh_from_db()
     assert "(a+)+" not in "".join(question.key_points.values_list("patterns", flat=True))
+
+
+# --- Authoring help: patterns checked and expanded on save, the slug, the help block --------
+
+
+def _key_point_form(patterns: str, question: Question) -> admin_module.KeyPointForm:
+    return admin_module.KeyPointForm(
+        data={"slug": "kp", "label": "A point", "patterns": patterns, "ordering": "0"},
+        instance=KeyPoint(question=question),
+    )
+
+
+def test_an_unknown_pattern_set_is_a_form_error_naming_it(question: Question) -> None:
+    form = _key_point_form("saturat\\w*\n@no-such-set", question)
+    assert not form.is_valid()
+    assert "'no-such-set'" in form.errors["patterns"][0]
+    assert form.errors["patterns"][0] == content_files.UNKNOWN_SET.format(
+        name="no-such-set", sets_file=content_files.PATTERN_SETS_FILE
+    )
+
+
+def test_a_known_pattern_set_is_expanded_as_the_content_files_expand_it(
+    question: Question,
+) -> None:
+    form = _key_point_form("@variance-grows\nsaturat\\w*", question)
+    assert form.is_valid(), form.errors
+    stored = form.cleaned_data["patterns"].split("\n")
+    assert stored == [*content_files.pattern_sets()["variance-grows"], "saturat\\w*"]
+
+
+def test_a_catastrophic_or_broken_pattern_is_an_error_with_its_line(question: Question) -> None:
+    form = _key_point_form("saturat\\w*\n(a+)+", question)
+    assert not form.is_valid()
+    assert form.errors["patterns"][0] == content_files.CATASTROPHIC_PATTERN.format(
+        line=2, pattern="(a+)+"
+    )
+    assert PATTERN_CATASTROPHIC.split("{")[0] in form.errors["patterns"][0]
+    broken = _key_point_form("(unclosed", question)
+    assert not broken.is_valid()
+    assert broken.errors["patterns"][0].startswith("line 1 is not a valid regular expression")
+
+
+def test_a_stored_set_line_is_refused_by_the_model(question: Question) -> None:
+    point = KeyPoint(question=question, slug="kp", label="A point", patterns="@variance-grows")
+    with pytest.raises(ValidationError, match="variance-grows"):
+        point.full_clean()
+
+
+def test_patterns_are_optional(question: Question) -> None:
+    assert _key_point_form("", question).is_valid()
+    KeyPoint(question=question, slug="kp", label="A point", patterns="").full_clean()
+
+
+def test_the_slug_keeps_the_square_root_as_a_word(client: Client, instructor) -> None:
+    assert admin_module.question_slug("Why divide by √d_k") == "why-divide-by-sqrt-d_k"
+    assert admin_module.question_slug("Scores ≈ 11") == "scores-about-11"
+    form = admin_module.QuestionForm(
+        data={
+            "title": "Why divide by √d_k",
+            "slug": "",
+            "status": "draft",
+            "level": "L1",
+            "ordering": "0",
+            "prompt": "Why?",
+            "short_answer": "Because.",
+            "full_answer": "Because.",
+            "exercise_slugs": "[]",
+        }
+    )
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["slug"] == "why-divide-by-sqrt-d_k"
+
+
+def test_the_edit_page_explains_every_line_kind(
+    client: Client, instructor, question: Question
+) -> None:
+    client.force_login(instructor)
+    body = client.get(reverse("admin:questions_question_change", args=[question.pk])).content
+    body = body.decode()
+    assert f'id="{admin_module.PATTERNS_HELP_ID}"' in body
+    for kind in ("a regular expression", "a concept", "a refuting cue", "a shared set"):
+        assert kind in body
+    assert f'aria-describedby="{admin_module.PATTERNS_HELP_ID}"' in body
+    assert "js/question_admin.js" in body
+
+
+# --- Validate: paged, rules folded with their hits; a judgement marked wrong ---------------
+
+
+def _examples(question: Question, n: int) -> None:
+    ExampleAnswer.objects.bulk_create(
+        ExampleAnswer(
+            question=question,
+            text=f"Answer {i}: the softmax saturates, so the gradients vanish.",
+            expected_key_points=["softmax-saturates", "gradients-vanish"],
+            ordering=i,
+        )
+        for i in range(n)
+    )
+
+
+def test_validate_pages_the_examples_and_counts_each_rule(
+    client: Client, instructor, question: Question
+) -> None:
+    _examples(question, admin_module.VALIDATE_PAGE_SIZE + 5)
+    client.force_login(instructor)
+    url = reverse("admin:questions_question_validate", args=[question.pk])
+    response = client.get(url)
+    assert response.status_code == 200
+    assert len(response.context["shown"]) == admin_module.VALIDATE_PAGE_SIZE
+    total = len(response.context["report"].verdicts)
+    assert total == question.example_answers.count()
+    last = -(-total // admin_module.VALIDATE_PAGE_SIZE)
+    rest = total - (last - 1) * admin_module.VALIDATE_PAGE_SIZE
+    assert len(client.get(f"{url}?page={last}").context["shown"]) == rest
+    rows = {r.score.slug: r for r in response.context["report"].key_point_scores}
+    saturates = rows["softmax-saturates"]
+    authored = question.key_points.get(slug="softmax-saturates").patterns.split("\n")
+    assert [line.rule for line in saturates.lines][: len(authored)] == authored
+    assert sum(line.examples for line in saturates.lines) >= admin_module.VALIDATE_PAGE_SIZE + 5
+    body = response.content.decode()
+    assert 'class="rules"' in body and "<mark>" in body
+    assert "js/math.js" in body  # the labels' $…$ are typeset
+
+
+def _judgement(question: Question, **data: object) -> dict[str, object]:
+    return {"next": reverse("questions:preview", args=[question.slug]), **data}
+
+
+def test_a_trial_judgement_marked_wrong_becomes_an_example_answer(
+    client: Client, instructor, question: Question
+) -> None:
+    client.force_login(instructor)
+    url = reverse("admin:questions_question_judgement", args=[question.pk])
+    text = "Dividing keeps the weights from collapsing onto one key."
+    response = client.post(
+        url,
+        _judgement(
+            question, text=text, expected_key_points=["softmax-saturates"], expected_wrong_answer=""
+        ),
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("questions:preview", args=[question.slug])
+    example = ExampleAnswer.objects.get(question=question, text=text)
+    assert example.expected_key_points == ["softmax-saturates"]
+    messages = [str(m) for m in response.wsgi_request._messages]
+    assert services.JUDGEMENT_KEPT in messages
+
+
+def test_a_validate_judgement_marked_wrong_corrects_the_example(
+    client: Client, instructor, question: Question
+) -> None:
+    _examples(question, 1)
+    example = ExampleAnswer.objects.filter(question=question).latest("pk")
+    before = ExampleAnswer.objects.filter(question=question).count()
+    client.force_login(instructor)
+    url = reverse("admin:questions_question_judgement", args=[question.pk])
+    response = client.post(
+        url,
+        {"example": example.pk, "expected_key_points": ["softmax-saturates"], "next": ""},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("admin:questions_question_validate", args=[question.pk])
+    example.refresh_from_db()
+    assert example.expected_key_points == ["softmax-saturates"]
+    assert ExampleAnswer.objects.filter(question=question).count() == before
+
+
+def test_marking_a_judgement_wrong_needs_the_right_to_edit_and_csrf(
+    question: Question, instructor, alice, author_without_change
+) -> None:
+    url = reverse("admin:questions_question_judgement", args=[question.pk])
+    data = {"text": "Anything at all.", "expected_key_points": [], "next": "https://evil.example/"}
+    client = Client()
+    client.force_login(alice)  # not staff: sent to the login page
+    assert client.post(url, data).status_code == 302
+    client.force_login(author_without_change)
+    assert client.post(url, data).status_code == 403
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(instructor)
+    assert strict.post(url, data).status_code == 403
+    assert not ExampleAnswer.objects.filter(text="Anything at all.").exists()
+    client.force_login(instructor)
+    response = client.post(url, data)  # kept, and never sent to another site
+    assert response["Location"] == reverse("admin:questions_question_validate", args=[question.pk])
+    assert client.get(url).status_code == 405

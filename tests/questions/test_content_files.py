@@ -430,3 +430,33 @@ def test_the_shared_key_points_read_one_set_in_every_question() -> None:
             by_slug.setdefault(point["slug"], set()).add(point["patterns"])
     for slug in ("variance-grows", "softmax-saturates", "gradients-vanish"):
         assert len(by_slug[slug]) == 1, slug  # the same lines wherever the idea is asked
+
+
+def test_known_wrong_answers_are_read_and_checked(content_dir: Path) -> None:
+    number = "expected_number = 64\n"
+    known = number + "\n[follow_ups.known_wrong]\n'512' = 'd_model, the model width.'\n"
+    (content_dir / "q.md").write_text(QUESTION.replace(number, known))
+    number_fu = cf.content_read(content_dir).question("q")["follow_ups"][1]
+    assert number_fu["known_wrong"] == {"512": "d_model, the model width."}
+    choice = (
+        '[[follow_ups]]\nlevel = "L1"\ncheck_kind = "choice"\nprompt = \'Which?\'\n'
+        "expected_answer = 'A'\nchoices = ['A', 'B']\ncorrect_choice = 'A'\n"
+        "[follow_ups.known_wrong]\n'C' = 'not an option.'\n\n[[wrong_answers]]"
+    )
+    (content_dir / "q.md").write_text(QUESTION.replace("[[wrong_answers]]", choice))
+    with pytest.raises(cf.ContentError, match=r"follow_ups\[2\]\.known_wrong: must name a wrong"):
+        cf.content_read(content_dir)
+    text = "expected_answer = 'Because.'\n"
+    (content_dir / "q.md").write_text(
+        QUESTION.replace(text, text + "[follow_ups.known_wrong]\n'x' = 'y'\n", 1)
+    )
+    with pytest.raises(cf.ContentError, match="known_wrong: " + cf.KNOWN_WRONG_NOT_FOR_TEXT):
+        cf.content_read(content_dir)
+
+
+def test_every_shipped_wrong_choice_says_why() -> None:
+    for question in cf.content_bundle().questions:
+        for follow_up in question["follow_ups"]:
+            if follow_up["check_kind"] == "choice":
+                wrong = set(follow_up["choices"]) - {follow_up["correct_choice"]}
+                assert set(follow_up["known_wrong"]) == wrong, question["slug"]

@@ -103,7 +103,7 @@ def test_validate_judges_every_example(question: Question, examples: list[Exampl
     learning_rate = by_note["Evaluation set fx-dev-3"]
     assert learning_rate.got_wrong_answer == "larger-learning-rate"
     assert learning_rate.wrong_answer_right
-    assert any(e.slug == "larger-learning-rate" and not e.negated for e in learning_rate.evidence)
+    assert any(e.slug == "larger-learning-rate" and e.rules for e in learning_rate.counted)
     follow_up = by_note["Evaluation set fx-dev-4"]
     assert set(follow_up.got_key_points) <= {"fu-saturates", "fu-tiny-gradients", "fu-no-error"}
     assert follow_up.got_wrong_answer == ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from questions import services, views
 from questions.models import CheckKind, Question, Status
@@ -273,9 +274,9 @@ def test_preview_tries_an_answer_with_evidence_and_stores_nothing(
     trial = response.context["trial"]
     points = {kp.slug: kp for kp in trial.key_points}
     assert points["softmax-saturates"].covered and points["softmax-saturates"].evidence
-    assert f"earned by “{points['softmax-saturates'].evidence}”" in body
+    assert "<mark>saturates</mark>" in body and "Counted:" in body
     assert trial.wrong_answer is not None and trial.wrong_answer.slug == "larger-learning-rate"
-    assert "triggered by" in body
+    assert "Triggered by:" in body
     assert not question.attempts.exists()
     empty = client.post(url, {"text": "  "})
     assert empty.status_code == 400 and services.ANSWER_EMPTY in empty.content.decode()
@@ -301,3 +302,58 @@ def test_instructor_markdown_is_sanitised_on_the_page(client: Client, question: 
     body = client.get(reverse("questions:detail", kwargs={"slug": question.slug})).content.decode()
     main = body[body.index("<main") : body.index("</main>")]
     assert "<script" not in main and "onerror" not in main and "javascript:" not in main
+
+
+# --- Why the answer earned what it did; answering again; follow-ups that name a confusion ---
+
+
+def test_the_candidate_sees_the_words_that_counted_per_key_point(
+    client: Client, question: Question
+) -> None:
+    text = "The softmax saturates when scores are large. It does not make gradients vanish."
+    answer(client, question, text)
+    response = client.get(detail(question))
+    body = response.content.decode()
+    evidence = response.context["evidence"]
+    points = {kp.slug: kp for kp in evidence.key_points}
+    assert points["softmax-saturates"].covered
+    assert points["softmax-saturates"].items[0].rules  # the rule is recorded
+    assert 'data-testid="why-softmax-saturates"' in body and "<mark>saturates</mark>" in body
+    assert "Not found in your answer." in body  # a missed key point says so
+    # "Answer again" starts from the last answer.
+    assert f">{text}</textarea>" in body
+
+
+def test_no_known_wrong_answer_is_neutral_not_a_success(client: Client, question: Question) -> None:
+    answer(client, question, "The softmax saturates.")
+    body = client.get(detail(question)).content.decode()
+    assert '<p class="neutral" data-testid="no-wrong-match">' in body
+    assert '<p class="ok">Your answer does not resemble' not in body
+
+
+def test_denied_evidence_is_listed_once_per_sentence() -> None:
+    from questions.selectors import evidence_items
+
+    sentence = "it is not true that the weights sum to one"
+    raw = [
+        {"slug": "sums-to-one", "matched": m, "negated": True, "sentence": sentence, "rule": r}
+        for m, r in (("sum to one", "sum to one"), ("weights sum", "weights sum"), ("sum", "sum"))
+    ]
+    items = evidence_items(raw)
+    assert len(items) == 1 and items[0].denied
+    assert [r.rule for r in items[0].rules] == ["sum to one", "weights sum", "sum"]
+
+
+def test_a_follow_up_names_the_confusion_behind_a_known_wrong_value(
+    client: Client, question: Question
+) -> None:
+    from questions.assessment import short_answers
+
+    answer(client, question)
+    number = question.follow_ups.get(check_kind=CheckKind.NUMBER)
+    url = reverse("questions:follow-up-answer", kwargs={"slug": question.slug, "pk": number.pk})
+    client.post(url, {f"fu{number.pk}-text": "512"})
+    body = client.get(detail(question)).content.decode()
+    message = short_answers.NUMBER_KNOWN_WRONG.format(got=512, why=number.known_wrong["512"])
+    assert message.startswith("Not quite: 512 is d_model, the model width")
+    assert escape(message) in body
