@@ -593,6 +593,11 @@ class QuestionAdmin(admin.ModelAdmin):
         page = Paginator(shown, VALIDATE_PAGE_SIZE).get_page(request.GET.get("page"))
         choices = _example_choices(question)
         context.update(
+            cross_validation=(
+                selectors.question_cross_validation(question=question)
+                if selectors.question_reads_by_meaning(question=question)
+                else None
+            ),
             report=report,
             only_wrong=only_wrong,
             shown=page.object_list,

@@ -563,6 +563,16 @@ def question_target_specs(*, question: Question) -> dict[str, assessment_eval.Ta
     return specs
 
 
+def question_reads_by_meaning(*, question: Question) -> bool:
+    """Does any key point or wrong answer of the question itself have no patterns, so that it
+    is assessed from its sentence and the example answers? Only then does a cross-validated
+    figure say more than Validate's own (patterns are used as they are)."""
+    return (
+        question.key_points.filter(follow_up__isnull=True, patterns__regex=r"^\s*$").exists()
+        or question.wrong_answers.filter(patterns__regex=r"^\s*$").exists()
+    )
+
+
 def question_cross_validation(*, question: Question) -> assessment_eval.CrossValidation:
     """The question's own example answers, each assessed as if it were a candidate's by specs
     that learned from the other examples only (k folds): the Validate page's estimate of how

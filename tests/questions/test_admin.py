@@ -630,3 +630,18 @@ def test_marking_a_judgement_wrong_needs_the_right_to_edit_and_csrf(
     response = client.post(url, data)  # kept, and never sent to another site
     assert response["Location"] == reverse("admin:questions_question_validate", args=[question.pk])
     assert client.get(url).status_code == 405
+
+
+def test_validate_shows_the_cross_validated_figure_only_for_a_question_read_by_meaning(
+    client: Client, instructor, question: Question
+) -> None:
+    client.force_login(instructor)
+    winner = Question.objects.get(slug="does-the-scale-change-the-winner")
+    response = client.get(reverse("admin:questions_question_validate", args=[winner.pk]))
+    figure = response.context["cross_validation"]
+    assert figure is not None and figure.n >= 20
+    assert 'id="cross-validation-heading"' in response.content.decode()
+    # Every item of this one has patterns: the figure would only repeat Validate's own.
+    response = client.get(reverse("admin:questions_question_validate", args=[question.pk]))
+    assert response.context["cross_validation"] is None
+    assert 'id="cross-validation-heading"' not in response.content.decode()
