@@ -630,3 +630,31 @@ def test_marking_a_judgement_wrong_needs_the_right_to_edit_and_csrf(
     response = client.post(url, data)  # kept, and never sent to another site
     assert response["Location"] == reverse("admin:questions_question_validate", args=[question.pk])
     assert client.get(url).status_code == 405
+
+
+def test_known_wrong_answers_are_checked_by_kind(question: Question) -> None:
+    from questions.models import KNOWN_WRONG_NOT_A_NUMBER, KNOWN_WRONG_NOT_A_WRONG_CHOICE, FollowUp
+
+    choice = FollowUp(
+        question=question,
+        prompt="Which?",
+        expected_answer="A",
+        check_kind="choice",
+        choices=["A", "B"],
+        correct_choice="A",
+        known_wrong={"B": "why B is wrong"},
+    )
+    choice.clean()
+    choice.known_wrong = {"A": "the right one"}
+    with pytest.raises(ValidationError, match=KNOWN_WRONG_NOT_A_WRONG_CHOICE):
+        choice.clean()
+    number = FollowUp(
+        question=question,
+        prompt="How many?",
+        expected_answer="64",
+        check_kind="number",
+        expected_number=64,
+        known_wrong={"five hundred": "d_model"},
+    )
+    with pytest.raises(ValidationError, match=KNOWN_WRONG_NOT_A_NUMBER):
+        number.clean()
