@@ -197,6 +197,10 @@ def test_instructor_authors_a_question_from_sentences_and_tries_an_answer(
     page.locator("#id_wrong_answers-0-rebuttal").fill("The softmax already does that.")
     # the key-point table fits the window: nothing scrolls sideways
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    table_width, box_width = page.locator("#key_points-group table").evaluate(
+        "t => [t.getBoundingClientRect().width, t.closest('.inline-group').clientWidth]"
+    )
+    assert table_width <= box_width + 1, f"key points: {table_width} px in {box_width}"
     page.locator("input[name=_continue]").click()
     expect(page.locator(".messagelist")).to_contain_text("was added successfully")
     question = Question.objects.get(slug="why-divide-by-sqrt-d_k")

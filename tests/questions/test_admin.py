@@ -645,3 +645,31 @@ def test_validate_shows_the_cross_validated_figure_only_for_a_question_read_by_m
     response = client.get(reverse("admin:questions_question_validate", args=[question.pk]))
     assert response.context["cross_validation"] is None
     assert 'id="cross-validation-heading"' not in response.content.decode()
+
+
+def test_known_wrong_answers_are_checked_by_kind(question: Question) -> None:
+    from questions.models import KNOWN_WRONG_NOT_A_NUMBER, KNOWN_WRONG_NOT_A_WRONG_CHOICE, FollowUp
+
+    choice = FollowUp(
+        question=question,
+        prompt="Which?",
+        expected_answer="A",
+        check_kind="choice",
+        choices=["A", "B"],
+        correct_choice="A",
+        known_wrong={"B": "why B is wrong"},
+    )
+    choice.clean()
+    choice.known_wrong = {"A": "the right one"}
+    with pytest.raises(ValidationError, match=KNOWN_WRONG_NOT_A_WRONG_CHOICE):
+        choice.clean()
+    number = FollowUp(
+        question=question,
+        prompt="How many?",
+        expected_answer="64",
+        check_kind="number",
+        expected_number=64,
+        known_wrong={"five hundred": "d_model"},
+    )
+    with pytest.raises(ValidationError, match=KNOWN_WRONG_NOT_A_NUMBER):
+        number.clean()
