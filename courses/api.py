@@ -12,12 +12,13 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import exceptions, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from common.schema import NO_NUL_PATTERN, TEXT_PATTERN
 from courses import selectors, services
 from courses.models import Assignment, Course, Extension, Membership, ScoreOverride
 
@@ -137,16 +138,31 @@ class ExtensionSerializer(serializers.ModelSerializer):
         return serializers.DateTimeField().to_representation(due) if due else None
 
 
+@extend_schema_field({"type": "string", "maxLength": 150, "pattern": TEXT_PATTERN})
+class UsernameField(serializers.CharField):
+    """A username as the API accepts it (not blank, no NUL)."""
+
+
+@extend_schema_field({"type": "string", "maxLength": 2000, "pattern": TEXT_PATTERN})
+class CommentField(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"type": "string", "maxLength": 2000, "pattern": NO_NUL_PATTERN})
+class NoteField(serializers.CharField):
+    pass
+
+
 class ExtensionCreateSerializer(serializers.Serializer):
     assignment = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
     usernames = serializers.ListField(
-        child=serializers.CharField(max_length=150), min_length=1, max_length=500
+        child=UsernameField(max_length=150), min_length=1, max_length=500
     )
     due_at = serializers.DateTimeField(required=False, allow_null=True)
     extra_days = serializers.IntegerField(
         required=False, allow_null=True, min_value=1, max_value=365
     )
-    note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    note = NoteField(required=False, allow_blank=True, max_length=2000)
 
 
 class OverrideSerializer(serializers.ModelSerializer):
@@ -164,9 +180,9 @@ class OverrideSerializer(serializers.ModelSerializer):
 
 class OverrideCreateSerializer(serializers.Serializer):
     assignment = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
-    username = serializers.CharField(max_length=150)
+    username = UsernameField(max_length=150)
     score = serializers.FloatField(min_value=0.0, max_value=1.0)
-    comment = serializers.CharField(max_length=2000)
+    comment = CommentField(max_length=2000, help_text="Shown to the student with the score.")
 
 
 def _assignment(course: Course, pk: int) -> Assignment:
@@ -309,11 +325,11 @@ class ExtensionListApi(APIView):
         request=ExtensionCreateSerializer, responses={201: ExtensionSerializer(many=True)}
     )
     def post(self, request: Request, slug: str) -> Response:
-        # The body first, as every endpoint of the API reads it (a malformed one is a 400).
-        payload = ExtensionCreateSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
+        request.data  # noqa: B018 - parsed first: a malformed body is a 400 on every endpoint
         course = _course(request, slug)
         _instructor(request, course)
+        payload = ExtensionCreateSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
         data = payload.validated_data
         assignment = _assignment(course, data["assignment"])
         users = _students(course, data["usernames"])
@@ -361,11 +377,11 @@ class OverrideListApi(APIView):
 
     @extend_schema(request=OverrideCreateSerializer, responses={201: OverrideSerializer})
     def post(self, request: Request, slug: str) -> Response:
-        # The body first, as every endpoint of the API reads it (a malformed one is a 400).
-        payload = OverrideCreateSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
+        request.data  # noqa: B018 - parsed first: a malformed body is a 400 on every endpoint
         course = _course(request, slug)
         _instructor(request, course)
+        payload = OverrideCreateSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
         data = payload.validated_data
         assignment = _assignment(course, data["assignment"])
         (user,) = _students(course, [data["username"]], field="username")

@@ -94,7 +94,7 @@ class Membership(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        ordering = ("course", "role", "user__username")
+        ordering = ("course", "role", "id")
         constraints = [
             models.UniqueConstraint(fields=("course", "user"), name="membership_course_user")
         ]
@@ -233,7 +233,7 @@ class Extension(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        ordering = ("assignment", "user__username")
+        ordering = ("assignment", "id")
         constraints = [
             models.UniqueConstraint(fields=("assignment", "user"), name="extension_one_per_user"),
             models.CheckConstraint(
@@ -265,7 +265,7 @@ class ScoreOverride(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        ordering = ("assignment", "user__username")
+        ordering = ("assignment", "id")
         constraints = [
             models.UniqueConstraint(fields=("assignment", "user"), name="override_one_per_user")
         ]

@@ -278,9 +278,7 @@ class Gradebook:
     rows: tuple[GradebookRow, ...] = field(default_factory=tuple)
 
 
-def gradebook_for(
-    *, course: Course, user: AbstractBaseUser | None = None, only_user: Any = None
-) -> Gradebook:
+def gradebook_for(*, course: Course, only_user: Any = None) -> Gradebook:
     """One row per student (or only ``only_user``'s), one cell per assignment."""
     assignments = tuple(
         Assignment.objects.filter(course=course)

@@ -83,9 +83,8 @@ def membership_set(*, course: Course, user: AbstractBaseUser, role: str) -> Memb
     if not created and membership.role != role:
         membership.role = role
         membership.save(update_fields=["role"])
-    if role == Membership.Role.STUDENT:
-        for assignment_id in course.assignments.values_list("pk", flat=True):
-            score_changed_send(assignment_id=assignment_id, user_id=user.pk)
+    # No score_changed: only work made while enrolled counts, so a new member has none yet
+    # (and a roster sync of a whole class would otherwise send one per student and assignment).
     return membership
 
 

@@ -267,7 +267,9 @@ def extensions(request: HttpRequest, course: Course, pk: int) -> HttpResponse:
         return redirect("courses:extensions", slug=course.slug, pk=assignment.pk)
     rows = [
         (e, assignment.policy_for(e).due_at)
-        for e in assignment.extensions.select_related("user", "granted_by")
+        for e in assignment.extensions.select_related("user", "granted_by").order_by(
+            "user__username"
+        )
     ]
     return render(
         request,

@@ -205,7 +205,7 @@ class Migration(migrations.Migration):
                 ),
             ],
             options={
-                "ordering": ("assignment", "user__username"),
+                "ordering": ("assignment", "id"),
             },
         ),
         migrations.CreateModel(
@@ -248,7 +248,7 @@ class Migration(migrations.Migration):
                 ),
             ],
             options={
-                "ordering": ("course", "role", "user__username"),
+                "ordering": ("course", "role", "id"),
             },
         ),
         migrations.CreateModel(
@@ -299,7 +299,7 @@ class Migration(migrations.Migration):
                 ),
             ],
             options={
-                "ordering": ("assignment", "user__username"),
+                "ordering": ("assignment", "id"),
             },
         ),
         migrations.AddConstraint(
