@@ -3,36 +3,15 @@ running it twice, a new database migrates from nothing, and no model change lack
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.manage import manage_run
+
 MIGRATION = "0001_forget_plain_api_tokens"
-
-
-def _manage(*args: str, database: Path) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "quizsite.settings",
-        "DATABASE_URL": f"sqlite:///{database}",
-    }
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
 
 
 def _applied(database: Path) -> set[tuple[str, str]]:
@@ -47,21 +26,21 @@ def test_no_model_change_lacks_a_migration() -> None:
 
 def test_an_empty_database_migrates_and_records_the_accounts_migration(tmp_path: Path) -> None:
     database = tmp_path / "empty.sqlite3"
-    _manage("migrate", "--no-input", database=database)
+    manage_run("migrate", "--no-input", database=database)
     applied = _applied(database)
     assert ("accounts", MIGRATION) in applied
 
 
 def test_a_database_that_ran_it_as_quizsite_records_it_without_running_it(tmp_path: Path) -> None:
     database = tmp_path / "before.sqlite3"
-    _manage("migrate", "--no-input", database=database)
+    manage_run("migrate", "--no-input", database=database)
     # The state of a database migrated before the move: the migration recorded under quizsite,
     # and a row in the old token table that running the migration again would delete.
     with sqlite3.connect(database) as db:
         db.execute("UPDATE django_migrations SET app = 'quizsite' WHERE app = 'accounts'")
         db.execute("CREATE TABLE authtoken_token (key varchar(40) PRIMARY KEY)")
         db.execute("INSERT INTO authtoken_token VALUES ('kept')")
-    _manage("migrate", "--no-input", database=database)
+    manage_run("migrate", "--no-input", database=database)
     applied = _applied(database)
     assert {("quizsite", MIGRATION), ("accounts", MIGRATION)} <= applied
     with sqlite3.connect(database) as db:

@@ -4,12 +4,9 @@ stay as they were, belong to no course, and rolling the app back leaves them too
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.manage import manage_run
 
 BEFORE = """
 from django.contrib.auth import get_user_model
@@ -42,42 +39,23 @@ print("RESULT" + json.dumps(out))
 """
 
 
-def _manage(*args: str, database: Path) -> str:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "quizsite.settings",
-        "DATABASE_URL": f"sqlite:///{database}",
-    }
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout
-
-
 def _read(database: Path) -> dict:
-    out = _manage("shell", "-c", READ, database=database)
+    out = manage_run("shell", "-c", READ, database=database).stdout
     return json.loads(out.split("RESULT", 1)[1])
 
 
 def test_submissions_made_before_courses_stay_where_they_are(tmp_path: Path) -> None:
     database = tmp_path / "before-courses.sqlite3"
-    _manage("migrate", "--no-input", database=database)
-    _manage("migrate", "courses", "zero", "--no-input", database=database)  # as before the app
-    _manage("shell", "-c", BEFORE, database=database)
+    manage_run("migrate", "--no-input", database=database)
+    manage_run("migrate", "courses", "zero", "--no-input", database=database)  # as before the app
+    manage_run("shell", "-c", BEFORE, database=database)
     before = _read(database)["rows"]
     assert len(before) == 2
 
-    _manage("migrate", "--no-input", database=database)
+    manage_run("migrate", "--no-input", database=database)
     after = _read(database)
     assert after["rows"] == before
     assert (after["courses"], after["memberships"], after["mine"]) == (0, 0, 0)
 
-    _manage("migrate", "courses", "zero", "--no-input", database=database)
+    manage_run("migrate", "courses", "zero", "--no-input", database=database)
     assert _read(database)["rows"] == before

@@ -3,6 +3,8 @@ and a changed score on a linked assignment is published without ever raising."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.conf import settings
 
@@ -35,8 +37,8 @@ def test_a_score_change_on_an_unlinked_assignment_publishes_nothing(monkeypatch)
     assert published == []
 
 
-@pytest.mark.django_db
-def test_a_score_change_on_a_linked_assignment_publishes_the_passback(monkeypatch) -> None:
+def _linked_assignment() -> Any:
+    """An assignment tied to a platform's line item, as deep linking leaves it."""
     from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 
     from lti.models import AssignmentLink
@@ -56,6 +58,12 @@ def test_a_score_change_on_a_linked_assignment_publishes_the_passback(monkeypatc
     AssignmentLink.objects.create(
         assignment=assignment, context=context, line_item_url="https://p.example/li/1"
     )
+    return assignment
+
+
+@pytest.mark.django_db
+def test_a_score_change_on_a_linked_assignment_publishes_the_passback(monkeypatch) -> None:
+    assignment = _linked_assignment()
     published: list[tuple[str, tuple[int, ...]]] = []
     monkeypatch.setattr(
         services, "task_publish", lambda *, name, args: published.append((name, args)) or True
@@ -66,25 +74,10 @@ def test_a_score_change_on_a_linked_assignment_publishes_the_passback(monkeypatc
 
 @pytest.mark.django_db
 def test_failed_passbacks_are_published_again(monkeypatch) -> None:
-    from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
+    from lti.models import GradeSync
+    from tests.factories import student_create
 
-    from lti.models import AssignmentLink, GradeSync
-    from tests.factories import assignment_create, course_create, student_create
-
-    registration = LtiRegistration.objects.create(
-        name="p",
-        issuer="https://p.example",
-        client_id="c",
-        auth_url="https://p.example/a",
-        token_url="https://p.example/t",
-        keyset_url="https://p.example/k",
-    )
-    deployment = LtiDeployment.objects.create(registration=registration, deployment_id="d")
-    context = LtiContext.objects.create(deployment=deployment, id_on_platform="ctx")
-    assignment = assignment_create(course=course_create())
-    AssignmentLink.objects.create(
-        assignment=assignment, context=context, line_item_url="https://p.example/li/1"
-    )
+    assignment = _linked_assignment()
     failed, sent = student_create(username="f"), student_create(username="s")
     GradeSync.objects.create(assignment=assignment, user=failed, status=GradeSync.Status.FAILED)
     GradeSync.objects.create(assignment=assignment, user=sent, status=GradeSync.Status.SENT)
