@@ -99,3 +99,9 @@ def saturated_scores(rng: np.random.Generator, shape: tuple[int, ...], bump: flo
     flat = scores.reshape(-1, shape[-1])
     flat[np.arange(flat.shape[0]), rng.integers(0, shape[-1], size=flat.shape[0])] += bump
     return flat.reshape(shape)
+
+
+def demo_call(d_k: int, seed: int, n: int | None = None) -> Call:
+    """A call of the ten-minute demonstration; without n the student's default (16) is tested."""
+    args: tuple = (int(d_k), int(seed)) if n is None else (int(d_k), int(seed), int(n))
+    return Call(args=args)
