@@ -49,11 +49,11 @@ def softmax_backward(p: np.ndarray, g: np.ndarray) -> np.ndarray:
     return p * (g - np.sum(g * p, axis=-1, keepdims=True))
 
 
-def scaling_demonstration(d_k: int, seed: int, n: int = 16) -> np.ndarray:
+def scaling_demonstration(d_k: int, rng_seed: int, n: int = 16) -> np.ndarray:
     """The question's ten-minute demonstration: Q then K of shape (n, d_k) drawn from
-    ``np.random.default_rng(seed)``; the largest entry of Q Kᵀ and of Q Kᵀ / √d_k, and the
+    ``np.random.default_rng(rng_seed)``; the largest entry of Q Kᵀ and of Q Kᵀ / √d_k, and the
     largest softmax weight of row 0 without and with the division, in that order."""
-    rng = np.random.default_rng(int(seed))
+    rng = np.random.default_rng(int(rng_seed))
     Q = rng.standard_normal((int(n), int(d_k)))
     K = rng.standard_normal((int(n), int(d_k)))
     scores = Q @ K.T

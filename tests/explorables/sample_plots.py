@@ -102,6 +102,8 @@ STUDENTS: dict[str, dict[str, Callable[..., Any]]] = {
         "backward-vanishing-hidden": backward_clips_p,
         "backward-diagonal-only": backward_diagonal_only,
     },
+    # No pictures: the dict says so whatever the function.
+    "demonstration": {"correct": reference.scaling_demonstration},
 }
 
 

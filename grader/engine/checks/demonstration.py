@@ -1,8 +1,9 @@
-"""Checks of the ten-minute demonstration: ``scaling_demo(d_k, seed, n=16)``.
+"""Checks of the ten-minute demonstration: ``scaling_demo(d_k, rng_seed, n=16)``.
 
 ``demo-values`` holds the four numbers to the reference's for given draws (the contract fixes
-the generator and the order of the draws); ``demo-trend`` reads the demonstration's point off
-the student's own numbers across head sizes: the raw maximum grows like √d_k, the scaled one
+the generator and the order of the draws); ``demo-overflow`` does at a head size where an
+unguarded exp() overflows; ``demo-trend`` reads the demonstration's point off the student's own
+numbers across head sizes: the raw maximum grows like √d_k, the scaled one
 stays of order one, the top weight without the division approaches 1 and with it does not.
 """
 
@@ -24,7 +25,7 @@ from grader.engine.checks.base import (
     judge_against_reference,
     output_problem,
 )
-from grader.engine.inputs import demo_call
+from grader.engine.inputs import DEMO_LARGE_D_K, DEMO_LARGE_N, DEMO_OVERFLOW_SEEDS, demo_call
 
 DEMONSTRATION = frozenset({reference.KIND_DEMONSTRATION})
 
@@ -35,7 +36,7 @@ ATOL = 1e-9
 
 
 def _what(d_k: int, seed: int, n: int | None) -> str:
-    return f"d_k = {d_k}, seed = {seed}" + ("" if n is None else f", n = {n}")
+    return f"d_k = {d_k}, rng_seed = {seed}" + ("" if n is None else f", n = {n}")
 
 
 class DemoValues(Check):
@@ -66,6 +67,32 @@ class DemoValues(Check):
         return [
             Probe(demo_call(d_k, seed + offset, n), _what(d_k, seed + offset, n))
             for d_k, seed, n in self.CASES
+        ]
+
+    def judge(self, params, probes, results, kind) -> Outcome:
+        return judge_against_reference(kind, probes, results, params)
+
+
+class DemoOverflow(Check):
+    name = "demo-overflow"
+    label_template = "A head size where exp() overflows"
+    description = (
+        "d_k = 262144 and n = 4 with the seeds whose raw scores of row 0 pass 709, where "
+        "np.exp is infinite: the four numbers must be finite and match the reference."
+    )
+    kinds = DEMONSTRATION
+    params = (
+        Param("rtol", float, RTOL, "Relative tolerance against the reference.", 0.0, 0.1),
+        Param("atol", float, ATOL, "Absolute tolerance against the reference.", 0.0, 0.1),
+    )
+
+    def prepare(self, params, rng, kind) -> list[Probe]:
+        return [
+            Probe(
+                demo_call(DEMO_LARGE_D_K, seed, DEMO_LARGE_N),
+                _what(DEMO_LARGE_D_K, seed, DEMO_LARGE_N),
+            )
+            for seed in DEMO_OVERFLOW_SEEDS
         ]
 
     def judge(self, params, probes, results, kind) -> Outcome:

@@ -1,14 +1,14 @@
-"""The question's ten-minute demonstration: ``scaling_demo(d_k, seed, n=16)``. No Django imports.
+"""The question's ten-minute demonstration: ``scaling_demo(d_k, rng_seed, n=16)``. No Django.
 
-The student draws Q then K, each (n, d_k), from ``np.random.default_rng(seed)`` and returns four
-numbers: the largest entry of Q Kᵀ, the largest of Q Kᵀ / √d_k, and the largest softmax weight of
-row 0 without and with the division. The arguments are whole numbers and the output is those
+The student draws Q then K, each (n, d_k), from ``np.random.default_rng(rng_seed)`` and returns
+four numbers: the largest entry of Q Kᵀ, the largest of Q Kᵀ / √d_k, and the largest softmax
+weight of row 0 without and with the division. The arguments are whole numbers and the output is those
 four values (numpy sees a returned tuple as an array of shape (4,)), so the common machinery
 compares it like any other output. What is particular to this kind (see ``kinds.attention``
 for the layout): its catalogue, whose bodies are in ``demonstration_mistakes``; diagnostic
 inputs at several head sizes, seeds and numbers of tokens, and at a head size so large that
-an exponential without the max subtracted overflows; and no pictures (the trend across d_k is
-one of its checks, ``demo-trend``).
+an exponential without the max subtracted overflows; and the saturation picture, the student's
+scaled top weight across head sizes.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine import reference
+from grader.engine import pictures, reference
 from grader.engine.executors.base import Arg, Call, CallResult
-from grader.engine.inputs import demo_call
+from grader.engine.inputs import DEMO_LARGE_D_K, DEMO_LARGE_N, DEMO_OVERFLOW_SEEDS, demo_call
 from grader.engine.kinds.base import LARGE, PLAIN, DiagnosticProbe, Kind, WrongImplementation, probe
 from grader.engine.kinds.demonstration_mistakes import (
     demo_divides_by_d,
@@ -50,14 +50,14 @@ NAME = reference.KIND_DEMONSTRATION
 REFERENCE_SOURCE = '''import numpy as np
 
 
-def scaling_demo(d_k, seed, n=16):
+def scaling_demo(d_k, rng_seed, n=16):
     """The division by sqrt(d_k), shown on random scores.
 
-    Q then K, each (n, d_k), from np.random.default_rng(seed). Returns the largest raw score,
+    Q then K, each (n, d_k), from np.random.default_rng(rng_seed). Returns the largest raw score,
     the largest scaled score, and the largest softmax weight of row 0 without and with the
     division.
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(rng_seed)
     Q = rng.standard_normal((n, d_k))
     K = rng.standard_normal((n, d_k))
     raw = Q @ K.T
@@ -111,11 +111,9 @@ PLAIN_CASES: tuple[tuple[int, int, int | None], ...] = (
     (16, 3, 5),
     (1024, 4, None),
 )
-# A head size whose raw scores reach ~1e3 (std √d_k = 512): with these seeds and n, a raw score
-# of row 0 passes 709, where exp() overflows. Four tokens keep the draws small.
-LARGE_D_K = 2**18
-LARGE_N = 4
-OVERFLOW_SEEDS = (4, 6, 8)
+LARGE_D_K, LARGE_N, OVERFLOW_SEEDS = DEMO_LARGE_D_K, DEMO_LARGE_N, DEMO_OVERFLOW_SEEDS
+# The common stability check's head sizes stop here (two (4, d_k) draws of 32 MB each).
+MAX_STABILITY_D_K = 2**20
 
 
 def diagnostic_probes(rng: np.random.Generator) -> list[DiagnosticProbe]:
@@ -129,15 +127,17 @@ def diagnostic_probes(rng: np.random.Generator) -> list[DiagnosticProbe]:
 
 # --- the common checks' inputs (checks.common) -------------------------------------------------
 
-PARAMETERS = ("d_k", "seed", "n")
+PARAMETERS = ("d_k", "rng_seed", "n")
 
 
 def stability_call(rng: np.random.Generator, size: float, dtype: type) -> tuple[Call, str]:
-    # The arguments are whole numbers: neither the magnitude nor the dtype can be chosen; the
-    # head size is the one whose raw scores reach about 1e3 whatever is asked.
-    seed = int(rng.choice(OVERFLOW_SEEDS))
-    what = f"d_k = {LARGE_D_K}, seed = {seed}, n = {LARGE_N} (raw scores near 1e3)"
-    return demo_call(LARGE_D_K, seed, LARGE_N), what
+    # The arguments are whole numbers, so the dtype cannot be chosen; the head size can: raw
+    # scores have standard deviation √d_k, and their largest of 16 is about size.
+    d_k = int(min((size / 2.0) ** 2, MAX_STABILITY_D_K))
+    seed = int(rng.integers(0, 10_000))
+    top = 2.0 * np.sqrt(d_k)
+    what = f"d_k = {d_k}, rng_seed = {seed}, n = {LARGE_N} (raw scores of magnitude about {top:g})"
+    return demo_call(d_k, seed, LARGE_N), what
 
 
 def no_mutation_call(rng: np.random.Generator) -> tuple[Call, str]:
@@ -150,7 +150,7 @@ MAX_TRIAL_D_K = 4096
 MAX_TRIAL_N = 64
 MAX_TRIAL_SEED = 2**31 - 1
 
-# Named rng_seed on the page: the Run form has a seed field of its own (for random arrays).
+# Not named seed: the Run form has a seed field of its own (for random arrays).
 ARGUMENTS: tuple[ArgSpec, ...] = (
     ArgSpec("d_k", ROLE_INT, f"the head size, 1 to {MAX_TRIAL_D_K}", 1, MAX_TRIAL_D_K),
     ArgSpec("rng_seed", ROLE_INT, "the seed argument of default_rng", 0, MAX_TRIAL_SEED),
@@ -161,19 +161,19 @@ ARGUMENTS: tuple[ArgSpec, ...] = (
 def visible_examples() -> list[TrialCase]:
     return [
         TrialCase(
-            "d-k-64",
+            "worked-example",
             "The question's head size, d_k = 64",
             "Q and K of shape (16, 64) from default_rng(0). The reference returns about "
             "(20.03, 2.50, 0.871, 0.199): raw scores in the tens, a top weight near one "
             "without the division.",
-            ("d_k", "seed"),
+            ("d_k", "rng_seed"),
             (64, 0),
         ),
         TrialCase(
             "d-k-4",
             "A small head, d_k = 4",
             "Q and K of shape (16, 4) from default_rng(0): the division changes little.",
-            ("d_k", "seed"),
+            ("d_k", "rng_seed"),
             (4, 0),
         ),
         TrialCase(
@@ -181,7 +181,7 @@ def visible_examples() -> list[TrialCase]:
             "A wide head, d_k = 1024, and 8 tokens",
             "Q and K of shape (8, 1024) from default_rng(1): the raw scores grow like √d_k, "
             "the scaled ones do not.",
-            ("d_k", "seed", "n"),
+            ("d_k", "rng_seed", "n"),
             (1024, 1, 8),
         ),
     ]
@@ -191,21 +191,62 @@ def trial_case(spec: Mapping[str, Any], rng: np.random.Generator) -> TrialCase:
     d_arg, seed_arg, n_arg = ARGUMENTS
     d_k = int_value("d_k", spec["d_k"], d_arg.low, d_arg.high)
     seed = int_value("rng_seed", spec.get("rng_seed", 0), seed_arg.low, seed_arg.high)
-    named: list[tuple[str, Arg]] = [("d_k", d_k), ("seed", seed)]
+    named: list[tuple[str, Arg]] = [("d_k", d_k), ("rng_seed", seed)]
     if spec.get("n") is not None:
         named.append(("n", int_value("n", spec["n"], n_arg.low, n_arg.high)))
     return custom_case(named)
 
 
-# --- pictures: none (the trend is a check's, and its message quotes the numbers) -------------
+# --- pictures: the scaled top weight across head sizes -----------------------------------------
+
+# The head sizes of the picture, and the draws averaged at each (one row 0 per draw).
+SWEEP_DK = (4, 16, 64, 256, 1024, 4096)
+SWEEP_DRAWS = 8
+SWEEP_KEYS = 16  # the default n
+PICTURES = frozenset({"missing-scale", "wrong-dimension"})
+
+
+def _sweep_seed(j: int) -> int:
+    return pictures.PLOT_SEED % MAX_TRIAL_SEED + j
 
 
 def plot_calls() -> tuple[Call, ...]:
-    return ()
+    """Each head size of the sweep with SWEEP_DRAWS seeds of the pictures' own, default n."""
+    return tuple(demo_call(d_k, _sweep_seed(j)) for d_k in SWEEP_DK for j in range(SWEEP_DRAWS))
 
 
 def plots_of(results: Sequence[CallResult]) -> dict[str, Any]:
-    return {"example": None, "saturation": None}
+    """The saturation picture: at each head size, the mean over the draws of the largest scaled
+    weight of row 0 (the fourth number), the student's beside the reference's."""
+    student_curve: list[float | None] = []
+    reference_curve: list[float | None] = []
+    errors: list[str] = []
+    for i, d_k in enumerate(SWEEP_DK):
+        refs, tops = [], []
+        for j in range(SWEEP_DRAWS):
+            refs.append(reference.scaling_demonstration(d_k, _sweep_seed(j))[3])
+            out, err = pictures.student_array(results, i * SWEEP_DRAWS + j, (4,))
+            if err:
+                errors.append(f"d_k = {d_k}: {err}")
+                break
+            tops.append(out[3] if out is not None else np.nan)
+        reference_curve.append(pictures.num(float(np.mean(refs))))
+        mean = float(np.mean(tops)) if len(tops) == SWEEP_DRAWS else float("nan")
+        student_curve.append(pictures.num(mean))
+        if not err and student_curve[-1] is None:
+            errors.append(f"d_k = {d_k}: your numbers have NaN or infinite entries.")
+    saturation = {
+        "label": "d_k",
+        "d_k": list(SWEEP_DK),
+        "student": student_curve,
+        "reference": reference_curve,
+        "uniform": pictures.num(1 / SWEEP_KEYS),
+        "queries": SWEEP_DRAWS,
+        "keys": SWEEP_KEYS,
+        "row": None,
+        "error": "; ".join(errors) or None,
+    }
+    return {"example": None, "saturation": saturation}
 
 
 KIND = Kind(
@@ -219,7 +260,7 @@ KIND = Kind(
     trial_case=trial_case,
     plot_calls=plot_calls,
     plots=plots_of,
-    pictures=frozenset(),
+    pictures=PICTURES,
     values_check="demo-values",
     parameters=PARAMETERS,
     stability_call=stability_call,
