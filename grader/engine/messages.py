@@ -123,6 +123,6 @@ DEMO_SCALED_PEAKED = (
     "standard deviation 1 spread the weight over several keys."
 )
 DEMO_NOT_SATURATED = (
-    "At d_k = {d_k} your mean top weight without the division is {top:.3g}: raw scores that "
+    "At d_k = {d_k} your median top weight without the division is {top:.3g}: raw scores that "
     "far apart put almost all the weight on one key, so it should be close to 1."
 )

@@ -2,8 +2,8 @@
 
 The student draws Q then K, each (n, d_k), from ``np.random.default_rng(rng_seed)`` and returns
 four numbers: the largest entry of Q Kᵀ, the largest of Q Kᵀ / √d_k, and the largest softmax
-weight of row 0 without and with the division. The arguments are whole numbers and the output is those
-four values (numpy sees a returned tuple as an array of shape (4,)), so the common machinery
+weight of row 0 without and with the division. The arguments are whole numbers and the output is
+those four values (numpy sees a returned tuple as an array of shape (4,)), so the common machinery
 compares it like any other output. What is particular to this kind (see ``kinds.attention``
 for the layout): its catalogue, whose bodies are in ``demonstration_mistakes``; diagnostic
 inputs at several head sizes, seeds and numbers of tokens, and at a head size so large that
@@ -110,6 +110,11 @@ PLAIN_CASES: tuple[tuple[int, int, int | None], ...] = (
     (256, 2, 8),
     (16, 3, 5),
     (1024, 4, None),
+    # Many keys of a tiny head: top weights near 0.1, which no grid of rounding fits by chance
+    # (outputs of tens and hundreds alone would fit one of 1e-6 within its relative tolerance).
+    (1, 5, 40),
+    (2, 6, 64),
+    (1, 7, 50),
 )
 LARGE_D_K, LARGE_N, OVERFLOW_SEEDS = DEMO_LARGE_D_K, DEMO_LARGE_N, DEMO_OVERFLOW_SEEDS
 # The common stability check's head sizes stop here (two (4, d_k) draws of 32 MB each).
@@ -132,11 +137,14 @@ PARAMETERS = ("d_k", "rng_seed", "n")
 
 def stability_call(rng: np.random.Generator, size: float, dtype: type) -> tuple[Call, str]:
     # The arguments are whole numbers, so the dtype cannot be chosen; the head size can: raw
-    # scores have standard deviation √d_k, and their largest of 16 is about size.
-    d_k = int(min((size / 2.0) ** 2, MAX_STABILITY_D_K))
+    # scores have standard deviation √d_k, their largest of 16 about 2 √d_k. Past the cap the
+    # draws would not fit the sandbox's memory, and the message says what was run instead.
+    d_k = int(min(max((size / 2.0) ** 2, 1.0), MAX_STABILITY_D_K))
     seed = int(rng.integers(0, 10_000))
     top = 2.0 * np.sqrt(d_k)
-    what = f"d_k = {d_k}, rng_seed = {seed}, n = {LARGE_N} (raw scores of magnitude about {top:g})"
+    what = f"d_k = {d_k}, rng_seed = {seed}, n = {LARGE_N}: raw scores of magnitude about {top:g}"
+    if top < size:
+        what += f" (asked: about {size:g})"
     return demo_call(d_k, seed, LARGE_N), what
 
 
