@@ -34,8 +34,10 @@ from grader.engine.kinds.demonstration_mistakes import (
     demo_softmax_axis_0,
     demo_softmax_whole_matrix,
     demo_top_weight_any_row,
+    demo_two_generators,
     demo_uniform_draws,
     demo_unstable_softmax,
+    demo_weights_never_divided,
 )
 from grader.engine.trial_args import (
     ROLE_INT,
@@ -85,11 +87,13 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     _wrong("scale-by-d", demo_divides_by_d),
     _wrong("wrong-dimension", demo_divides_by_root_n),
     _wrong("missing-scale", demo_never_divides),
+    _wrong("missing-scale", demo_weights_never_divided),
     # The contract fixes the generator and the order of the draws; the maxima of the whole
     # score matrix do not depend on the order (K first transposes it), row 0's weights do.
     _wrong(DRAWS, demo_k_before_q),
     _wrong(DRAWS, demo_legacy_seed),
     _wrong(DRAWS, demo_uniform_draws),
+    _wrong(DRAWS, demo_two_generators),
     _wrong("softmax-wrong-axis", demo_softmax_axis_0),
     _wrong("softmax-wrong-axis", demo_softmax_whole_matrix),
     _wrong(WRONG_ROW, demo_last_row),
@@ -142,9 +146,10 @@ def stability_call(rng: np.random.Generator, size: float, dtype: type) -> tuple[
     d_k = int(min(max((size / 2.0) ** 2, 1.0), MAX_STABILITY_D_K))
     seed = int(rng.integers(0, 10_000))
     top = 2.0 * np.sqrt(d_k)
-    what = f"d_k = {d_k}, rng_seed = {seed}, n = {LARGE_N}: raw scores of magnitude about {top:g}"
-    if top < size:
-        what += f" (asked: about {size:g})"
+    what = (
+        f"d_k = {d_k}, rng_seed = {seed}, n = {LARGE_N} (scores of magnitude about {size:g} "
+        f"asked; the raw scores reach about {top:g})"
+    )
     return demo_call(d_k, seed, LARGE_N), what
 
 

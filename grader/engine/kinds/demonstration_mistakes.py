@@ -171,3 +171,25 @@ def demo_rounded(d_k, seed, n=16):
         np.max(np.exp(s[0] - s[0].max()) / np.sum(np.exp(s[0] - s[0].max()))) for s in (raw, scaled)
     ]
     return tuple(round(float(v), 2) for v in (raw.max(), scaled.max(), top[0], top[1]))
+
+
+def demo_two_generators(d_k, seed, n=16):
+    Q = np.random.default_rng(seed).standard_normal((n, d_k))
+    K = np.random.default_rng(seed).standard_normal((n, d_k))  # a fresh generator: K equals Q
+    raw = Q @ K.T
+    scaled = raw / np.sqrt(d_k)
+    top = [
+        np.max(np.exp(s[0] - s[0].max()) / np.sum(np.exp(s[0] - s[0].max()))) for s in (raw, scaled)
+    ]
+    return raw.max(), scaled.max(), top[0], top[1]
+
+
+def demo_weights_never_divided(d_k, seed, n=16):
+    rng = np.random.default_rng(seed)
+    Q = rng.standard_normal((n, d_k))
+    K = rng.standard_normal((n, d_k))
+    raw = Q @ K.T
+    scaled = raw / np.sqrt(d_k)
+    e = np.exp(raw[0] - raw[0].max())
+    top = np.max(e / np.sum(e))
+    return raw.max(), scaled.max(), top, top  # the "scaled" weights from the raw row again
