@@ -45,6 +45,7 @@ class Exercise(models.Model):
         MULTI_HEAD = "multi-head-attention", "Multi-head attention"
         SOFTMAX = "softmax", "Softmax"
         SOFTMAX_BACKWARD = "softmax_backward", "Softmax backward"
+        DEMONSTRATION = "demonstration", "The ten-minute demonstration"
 
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)

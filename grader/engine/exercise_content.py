@@ -1,6 +1,7 @@
 """The built-in exercises: contracts, starter code, reference solutions and checks.
 
-No Django imports. The seed migrations (0002; 0011 for the softmax backward) load these rows;
+No Django imports. The seed migrations (0002; 0011 for the softmax backward; 0012 for the
+demonstration) load these rows;
 tests check that the statements name every check an exercise uses and that each reference
 solution passes its own checks. The slugs and signatures are a contract other tools rely on.
 """
@@ -12,6 +13,7 @@ from typing import Any
 from grader.engine.kinds import REFERENCE_SOURCES
 from grader.engine.reference import (
     KIND_ATTENTION,
+    KIND_DEMONSTRATION,
     KIND_MULTI_HEAD,
     KIND_SOFTMAX,
     KIND_SOFTMAX_BACKWARD,
@@ -200,6 +202,57 @@ def softmax_backward(p, g):
     raise NotImplementedError("write softmax_backward here")
 '''
 
+DEMO_STATEMENT = r"""
+The question asks how you would show, in ten minutes, what the division by $\sqrt{d_k}$ does.
+Write that demonstration as a function, `scaling_demo(d_k, rng_seed, n=16)`: it draws random
+queries and keys, and returns the numbers you would print.
+
+### Contract
+
+1. Make one generator, `rng = np.random.default_rng(rng_seed)`, and draw **Q first, then K**, each
+   of shape `(n, d_k)`, from a standard normal: `rng.standard_normal((n, d_k))` (or
+   `rng.normal(0, 1, (n, d_k))`, the same numbers). No other draws from `rng` before them.
+2. The raw scores are $S = QK^\top$, of shape `(n, n)`; the scaled ones are $S / \sqrt{d_k}$.
+3. Return a tuple of four numbers, in this order:
+   - the largest raw score, over the whole matrix: `S.max()`;
+   - the largest scaled score, over the whole matrix;
+   - the largest softmax weight of **row 0** (query 0 over all `n` keys) without the division;
+   - the largest softmax weight of row 0 with the division.
+4. `d_k` may be as large as 262144: raw scores then reach about 1e3, and `np.exp` of a score
+   above about 709 is infinity. Subtract the row's maximum before exponentiating.
+
+With `d_k = 64` and `rng_seed = 0` the answer is about `(20.03, 2.50, 0.871, 0.199)`: the raw scores
+are in the tens and the softmax without the division already puts most of its weight on one key.
+
+### What the hidden checks test
+
+1. **The numbers**: head sizes from 1 to 2048, other seeds, the default `n` and other values,
+   within a relative tolerance of 1e-6 (float64 arithmetic on the same draws).
+2. **The trend**: eight seeds at each of d_k = 4, 16, 64, 256, 1024 and 4096 (n = 16). Every
+   number must be right first; then, per head size, the mean largest raw score divided by
+   $\sqrt{d_k}$ and the mean largest scaled score must both lie between 1.5 and 5 (the raw
+   spread grows like $\sqrt{d_k}$, the scaled one stays of order one), the mean top weight with
+   the division must stay below 0.75, and without it the median must reach 0.95 at
+   d_k = 4096.
+3. **Overflow**: d_k = 262144 with n = 4 and seeds whose raw scores of row 0 pass 709. The
+   four numbers must be finite and right, to the same tolerance.
+
+NaN or infinity among the numbers, or anything other than four numbers, fails the check.
+"""
+
+DEMO_STARTER = '''import numpy as np
+
+
+def scaling_demo(d_k, rng_seed, n=16):
+    """The division by sqrt(d_k), shown on random queries and keys.
+
+    Draw Q then K, each (n, d_k), with np.random.default_rng(rng_seed).standard_normal.
+    Return (largest raw score, largest scaled score,
+            top softmax weight of row 0 without the division, the same with it).
+    """
+    raise NotImplementedError("write scaling_demo here")
+'''
+
 
 def _check(name: str, weight: float, label: str = "", **params: Any) -> dict[str, Any]:
     return {"name": name, "weight": weight, "label": label, "params": params}
@@ -275,6 +328,21 @@ EXERCISES: tuple[dict[str, Any], ...] = (
             _check("backward-vanishing", 2),
             _check("stability", 1),
             _check("no-mutation", 1),
+        ),
+    },
+    {
+        "slug": "scaling-demonstration",
+        "title": "The ten-minute demonstration",
+        "kind": KIND_DEMONSTRATION,
+        "entry_point": "scaling_demo",
+        "statement": DEMO_STATEMENT.strip() + "\n",
+        "starter_code": DEMO_STARTER,
+        "reference_solution": REFERENCE_SOURCES[KIND_DEMONSTRATION],
+        "order": 5,
+        "checks": (
+            _check("demo-values", 3),
+            _check("demo-trend", 2),
+            _check("demo-overflow", 1),
         ),
     },
 )

@@ -99,3 +99,17 @@ def saturated_scores(rng: np.random.Generator, shape: tuple[int, ...], bump: flo
     flat = scores.reshape(-1, shape[-1])
     flat[np.arange(flat.shape[0]), rng.integers(0, shape[-1], size=flat.shape[0])] += bump
     return flat.reshape(shape)
+
+
+# The demonstration at a head size whose raw scores reach ~1e3 (std √d_k = 512): with these
+# seeds and n, a raw score of row 0 passes 709, where exp() overflows. Four tokens keep the
+# draws small.
+DEMO_LARGE_D_K = 2**18
+DEMO_LARGE_N = 4
+DEMO_OVERFLOW_SEEDS = (4, 6, 8)
+
+
+def demo_call(d_k: int, seed: int, n: int | None = None) -> Call:
+    """A call of the ten-minute demonstration; without n the student's default (16) is tested."""
+    args: tuple = (int(d_k), int(seed)) if n is None else (int(d_k), int(seed), int(n))
+    return Call(args=args)

@@ -77,6 +77,26 @@ BACKWARD_VANISHING = (
     "almost no gradient back; do not clip p, add an epsilon or set small values to 0."
 )
 
+# The ten-minute demonstration's trend across head sizes (checks.demonstration).
+DEMO_TREND_LABEL = "The trend across head sizes (d_k = {d_ks})"
+DEMO_RAW_SPREAD = (
+    "At d_k = {d_k} your mean largest raw score is {raw:.3g}, {ratio:.3g} times √d_k: the raw "
+    "scores of unit-variance Q and K have standard deviation √d_k, so their maximum grows like "
+    "√d_k."
+)
+DEMO_SCALED_SPREAD = (
+    "At d_k = {d_k} your mean largest scaled score is {scaled:.3g}: divided by √d_k the scores "
+    "have standard deviation 1 at every head size, so their maximum stays of order one."
+)
+DEMO_SCALED_PEAKED = (
+    "At d_k = {d_k} your mean top weight with the division is {top:.3g}: scaled scores of "
+    "standard deviation 1 spread the weight over several keys."
+)
+DEMO_NOT_SATURATED = (
+    "At d_k = {d_k} your median top weight without the division is {top:.3g}: raw scores that "
+    "far apart put almost all the weight on one key, so it should be close to 1."
+)
+
 # Inputs.
 MUTATED = "Your function changed its input {arg} in place; it must leave its inputs unchanged."
 MUTATED_SHAPE = "Your function changed the shape of its input {arg}."

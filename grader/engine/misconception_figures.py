@@ -21,6 +21,7 @@ SEED = 0
 N_KEYS = 8
 N_QUERIES = 2000  # mean top weights: enough queries that the third digit is stable
 BIG_D = 256
+DEMO_SEED = 0  # the demonstration exercise's first visible example
 FLOAT64_EXP_LIMIT = math.log(np.finfo(np.float64).max)  # 709.78: exp() of more is inf
 FLOAT32_EXP_LIMIT = math.log(float(np.finfo(np.float32).max))  # 88.72
 # The bar chart's geometry (an inline SVG the template draws from these numbers).
@@ -559,6 +560,43 @@ def _batch_unsupported() -> Figure:
     )
 
 
+def _demo_draws() -> Figure:
+    rng = np.random.default_rng(DEMO_SEED)
+    q = rng.standard_normal((16, 64))
+    k = rng.standard_normal((16, 64))
+    legacy = np.random.RandomState(DEMO_SEED).randn(16, 64)
+    return Figure(
+        f"Q[0, :3] for d_k = 64, 16 tokens and seed {DEMO_SEED}, drawn three ways: only the "
+        "contract's draws give the numbers anyone can reproduce.",
+        (
+            ("default_rng(0), Q then K (the contract)", _numbers(q[0, :3])),
+            ("default_rng(0), K drawn first", _numbers(k[0, :3])),
+            ("np.random.seed(0) and np.random.randn", _numbers(legacy[0, :3])),
+        ),
+    )
+
+
+def demo_weights(d_k: int = 64, seed: int = DEMO_SEED, n: int = 16) -> np.ndarray:
+    """The scaled softmax weights of the demonstration's draws, every row."""
+    rng = np.random.default_rng(seed)
+    Q = rng.standard_normal((n, d_k))
+    K = rng.standard_normal((n, d_k))
+    return softmax(Q @ K.T / math.sqrt(d_k))
+
+
+def _demo_wrong_row() -> Figure:
+    w = demo_weights()
+    return Figure(
+        f"d_k = 64, seed = {DEMO_SEED}, 16 tokens: the largest scaled weight of row 0 (what the "
+        "contract asks for) and what other rows give.",
+        (
+            ("row 0", f"{w[0].max():.3f}"),
+            ("the last row", f"{w[-1].max():.3f}"),
+            ("the largest weight of any row", f"{w.max():.3f}"),
+        ),
+    )
+
+
 _BUILDERS = {
     "missing-scale": _missing_scale,
     "scale-by-d": _scale_by_d,
@@ -584,6 +622,8 @@ _BUILDERS = {
     "backward-jacobian-batch": _backward_jacobian_batch,
     "backward-softmax-again": _backward_softmax_again,
     "backward-vanishing-hidden": _backward_vanishing_hidden,
+    "demo-draws": _demo_draws,
+    "demo-wrong-row": _demo_wrong_row,
     "rounded-output": _rounded_output,
     "mutates-input": _mutates_input,
     "wrong-shape": _wrong_shape,

@@ -249,6 +249,23 @@ _ALL: tuple[Misconception, ...] = (
         "The caller still needs its arrays: write `Q = Q / ...` to make a new one.",
     ),
     Misconception(
+        "demo-draws",
+        "The demonstration: other random numbers than the contract's",
+        "The contract fixes the draws so that anyone can reproduce your numbers: one "
+        "np.random.default_rng(seed), Q drawn first and then K, each of shape (n, d_k), from "
+        "a standard normal (standard_normal or normal(0, 1)). Drawing K first, using the "
+        "legacy np.random.seed with np.random.randn, or drawing from a uniform gives other "
+        "scores, and so other numbers.",
+    ),
+    Misconception(
+        "demo-wrong-row",
+        "The demonstration: the numbers of another row",
+        "The two largest scores are taken over the whole (n, n) score matrix, and the two top "
+        "weights from row 0's softmax only (query 0 over every key). Taking the scores' "
+        "maximum of row 0, the weights of the last row, or the largest weight of any row "
+        "answers another question.",
+    ),
+    Misconception(
         "wrong-shape",
         "The output has the wrong shape",
         "The output must have the shape the contract gives (for attention, (..., n, d_v): one "

@@ -17,8 +17,15 @@ KIND_ATTENTION = "attention"
 KIND_MULTI_HEAD = "multi-head-attention"
 KIND_SOFTMAX = "softmax"
 KIND_SOFTMAX_BACKWARD = "softmax_backward"
+KIND_DEMONSTRATION = "demonstration"
 # The names every check may judge (the registry, grader.engine.kinds.KINDS, has the same).
-KINDS = (KIND_ATTENTION, KIND_MULTI_HEAD, KIND_SOFTMAX, KIND_SOFTMAX_BACKWARD)
+KINDS = (
+    KIND_ATTENTION,
+    KIND_MULTI_HEAD,
+    KIND_SOFTMAX,
+    KIND_SOFTMAX_BACKWARD,
+    KIND_DEMONSTRATION,
+)
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -40,6 +47,20 @@ def softmax_backward(p: np.ndarray, g: np.ndarray) -> np.ndarray:
     p = np.asarray(p, dtype=np.float64)
     g = np.asarray(g, dtype=np.float64)
     return p * (g - np.sum(g * p, axis=-1, keepdims=True))
+
+
+def scaling_demonstration(d_k: int, rng_seed: int, n: int = 16) -> np.ndarray:
+    """The question's ten-minute demonstration: Q then K of shape (n, d_k) drawn from
+    ``np.random.default_rng(rng_seed)``; the largest entry of Q Kᵀ and of Q Kᵀ / √d_k, and the
+    largest softmax weight of row 0 without and with the division, in that order."""
+    rng = np.random.default_rng(int(rng_seed))
+    Q = rng.standard_normal((int(n), int(d_k)))
+    K = rng.standard_normal((int(n), int(d_k)))
+    scores = Q @ K.T
+    scaled = scores / np.sqrt(d_k)
+    return np.array(
+        [scores.max(), scaled.max(), softmax(scores[0]).max(), softmax(scaled[0]).max()]
+    )
 
 
 def attention_weights(

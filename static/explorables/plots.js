@@ -159,8 +159,8 @@ function mount(root) {
   const data = root.querySelector('script[type="application/json"]');
   if (!data) return;
   const plots = JSON.parse(data.textContent);
-  if (!plots || !plots.example) return;
-  drawPair(root, plots.example, "student", "reference");
+  if (!plots || !(plots.example || plots.saturation)) return;
+  if (plots.example) drawPair(root, plots.example, "student", "reference");
   if (plots.stability) drawPair(root, plots.stability, "stability-student", "stability-reference");
   if (plots.saturation) put(root.querySelector('[data-chart="saturation"]'), saturationChart(plots.saturation));
   if (plots.vanishing) put(root.querySelector('[data-chart="vanishing"]'), vanishingChart(plots.vanishing));

@@ -264,6 +264,17 @@ def test_softmax_backward_plots_show_the_gradient_vanish(page) -> None:
     _shot(section, "submission-plots-softmax_backward-vanishing")
 
 
+def test_demonstration_plots_draw_the_curve_without_a_heatmap(page) -> None:
+    _open(page, "/xp-plots/demonstration/missing-scale/")
+    section = page.locator("[data-submission-plots]")
+    # The function returns four numbers, no weights: no heatmap, the saturation curve alone.
+    assert section.locator('[data-section="example"]').count() == 0
+    assert section.locator('[data-chart="saturation"] svg polyline').count() == 3
+    box = section.locator("[data-misconception]")
+    assert box.is_visible() and "missing-scale" in box.inner_text()
+    _shot(section, "submission-plots-demonstration-missing-scale")
+
+
 def test_explainer_page_hosts_the_explorables(page, seed_content: None) -> None:
     """The real page (questions:explainer) with its four figures, once seeded."""
     page.goto("/explainer/")

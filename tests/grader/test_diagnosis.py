@@ -485,7 +485,9 @@ def test_every_grade_uses_the_same_read_only_diagnostic_inputs(kind):
     assert probes is fixed_probes(kind)  # built once per process
     arrays = [a for p in probes for a in (*p.call.args, *p.call.kwargs.values())]
     arrays = [a for a in arrays if isinstance(a, np.ndarray)]
-    assert arrays and not any(a.flags.writeable for a in arrays)
+    assert not any(a.flags.writeable for a in arrays)
+    # Only the demonstration's arguments are all whole numbers (nothing to make read-only).
+    assert arrays or kind == reference.KIND_DEMONSTRATION
 
 
 def test_a_second_diagnosis_runs_no_trusted_function_again(monkeypatch):

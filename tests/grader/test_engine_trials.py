@@ -30,6 +30,7 @@ ATT = reference.KIND_ATTENTION
 MHA = reference.KIND_MULTI_HEAD
 SMX = reference.KIND_SOFTMAX
 BWD = reference.KIND_SOFTMAX_BACKWARD
+DEMO = reference.KIND_DEMONSTRATION
 
 
 def no_scale(Q, K, V, mask=None):  # the missing-scale misconception
@@ -77,12 +78,14 @@ def test_every_kind_has_three_examples_its_reference_passes(kind: str) -> None:
         MHA: "multi_head_attention",
         SMX: "softmax",
         BWD: "softmax_backward",
+        DEMO: "scaling_demo",
     }[kind]
     func = {
         ATT: reference.attention,
         MHA: reference.multi_head_attention,
         SMX: reference.softmax,
         BWD: reference.softmax_backward,
+        DEMO: reference.scaling_demonstration,
     }
     report = run(func[kind], kind, entry=entry)
     assert report["status"] == t.STATUS_OK

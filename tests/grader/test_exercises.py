@@ -21,6 +21,7 @@ SIGNATURES = {
     "multi-head-attention": "def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None):",
     "stable-softmax": "def softmax(x, axis=-1):",
     "softmax-backward": "def softmax_backward(p, g):",
+    "scaling-demonstration": "def scaling_demo(d_k, rng_seed, n=16):",
 }
 
 
@@ -40,6 +41,13 @@ def test_the_softmax_backward_row_has_its_own_kind():
     assert exercise.kind == Exercise.Kind.SOFTMAX_BACKWARD == "softmax_backward"
     assert exercise.get_kind_display() == "Softmax backward"
     assert exercise.entry_point == "softmax_backward" and exercise.order == 4
+
+
+def test_the_demonstration_row_has_its_own_kind():
+    exercise = Exercise.objects.get(slug="scaling-demonstration")
+    assert exercise.kind == Exercise.Kind.DEMONSTRATION == "demonstration"
+    assert exercise.get_kind_display() == "The ten-minute demonstration"
+    assert exercise.entry_point == "scaling_demo" and exercise.order == 5
 
 
 def test_spec_from_a_row_with_clamped_limits():

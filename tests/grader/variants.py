@@ -146,9 +146,35 @@ def backward_row_loops(p, g):
     return out
 
 
+def demo_one_draw(d_k, seed, n=16):
+    # Q and K in one draw of shape (2, n, d_k): the same numbers as Q then K.
+    Q, K = np.random.default_rng(seed).normal(0.0, 1.0, (2, n, d_k))
+    scores = np.einsum("id,jd->ij", Q, K)
+    scaled = np.einsum("id,jd->ij", Q / d_k**0.25, K / d_k**0.25)
+    weights = [np.exp(s[0] - s[0].max()) for s in (scores, scaled)]
+    return (scores.max(), scaled.max(), *[float(np.max(w / w.sum())) for w in weights])
+
+
+def demo_loops(d_k, seed, n=16):
+    rng = np.random.default_rng(seed)
+    Q = rng.standard_normal((n, d_k)).tolist()
+    K = rng.standard_normal((n, d_k)).tolist()
+    raw = [[math.fsum(a * b for a, b in zip(q, k, strict=True)) for k in K] for q in Q]
+    largest = max(max(row) for row in raw)
+
+    def top(row):
+        m = max(row)
+        e = [math.exp(v - m) for v in row]
+        return max(e) / math.fsum(e)
+
+    root = math.sqrt(d_k)
+    return largest, largest / root, top(raw[0]), top([v / root for v in raw[0]])
+
+
 CORRECT = {
     "attention": [attention_einsum, attention_scale_q_first, attention_float32, attention_loops],
     "multi-head-attention": [mha_einsum, mha_head_loop],
     "softmax": [softmax_logsumexp, softmax_moveaxis_loops, softmax_float32],
     "softmax_backward": [backward_jacobian_einsum, backward_row_loops],
+    "demonstration": [demo_one_draw, demo_loops],
 }

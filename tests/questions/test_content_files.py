@@ -139,6 +139,7 @@ def test_question_fields_as_the_models_store_them() -> None:
         "multi-head-attention",
         "stable-softmax",
         "softmax-backward",
+        "scaling-demonstration",
     ]
     assert q003["follow_ups"][0]["expected_shape"] == "(n, n)"
     last = q003["follow_ups"][3]

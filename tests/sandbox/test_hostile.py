@@ -308,3 +308,93 @@ def test_hostile_softmax_backward_is_judged_on_its_outputs(sandbox: FencedSandbo
     # Still healthy: the reference passes right after, on the same sandbox.
     after = sandbox.grade(spec=spec, code=REFERENCE_SOURCES[KIND_SOFTMAX_BACKWARD], seed=3)
     assert after.status == "passed", after.to_dict()
+
+
+# --- hostile code aimed at the ten-minute demonstration's grade ----------------------------------
+# Its arguments are whole numbers and its output four of them: an attack can only lie about the
+# numbers, stall on the largest head size, or flood the output. Each is graded whole by grade()
+# in the fenced runner and judged on what its function returned.
+
+DEMO_HOSTILE: dict[str, tuple[str, set[str]]] = {
+    # Judging happens outside the child: patching numpy's comparisons in it changes no verdict.
+    "numpy_patched": (
+        """import numpy as np
+np.allclose = lambda *a, **k: True
+np.isfinite = lambda x: np.ones(np.shape(x), dtype=bool)
+np.random.default_rng = lambda seed=None: np.random.Generator(np.random.PCG64(0))
+
+
+def scaling_demo(d_k, rng_seed, n=16):
+    return 1.0, 1.0, 1.0, 1.0
+""",
+        {"failed"},
+    ),
+    # Right on small heads, spinning where the overflow check's head size comes: limits stop it.
+    "spin_on_the_largest_head": (
+        """import numpy as np
+
+
+def scaling_demo(d_k, rng_seed, n=16):
+    if d_k > 100_000:
+        while True:
+            pass
+    rng = np.random.default_rng(rng_seed)
+    Q = rng.standard_normal((n, d_k))
+    K = rng.standard_normal((n, d_k))
+    S = Q @ K.T
+    t = S / np.sqrt(d_k)
+    top = [np.max(np.exp(r - r.max()) / np.exp(r - r.max()).sum()) for r in (S[0], t[0])]
+    return S.max(), t.max(), top[0], top[1]
+""",
+        {"failed", "error"},
+    ),
+    # Four numbers asked, a flood returned: the output bound ends the run, not the worker.
+    "flood_the_output": (
+        """import numpy as np
+
+
+def scaling_demo(d_k, rng_seed, n=16):
+    return np.ones(50_000_000)
+""",
+        {"failed", "error"},
+    ),
+    # The reference is not there to copy: no project files, no project modules.
+    "copy_the_reference": (
+        """import numpy as np
+
+try:
+    from grader.engine.reference import scaling_demonstration as _ref
+except Exception:
+    _ref = None
+try:
+    _text = open("REFERENCE_PATH").read()
+except Exception:
+    _text = ""
+
+
+def scaling_demo(d_k, rng_seed, n=16):
+    if _ref is not None:
+        return tuple(_ref(d_k, rng_seed, n))
+    return (float(len(_text)), 0.0, 0.0, 0.0)
+""",
+        {"failed"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEMO_HOSTILE))
+def test_hostile_demonstration_is_judged_on_its_outputs(sandbox: FencedSandbox, name: str):
+    from grader.engine.kinds import REFERENCE_SOURCES
+    from grader.engine.reference import KIND_DEMONSTRATION
+    from tests.grader.helpers import builtin_spec
+
+    code, statuses = DEMO_HOSTILE[name]
+    reference_path = Path(__file__).resolve().parents[2] / "grader" / "engine" / "reference.py"
+    code = code.replace("REFERENCE_PATH", str(reference_path))  # the host's copy, not visible
+    spec = builtin_spec(KIND_DEMONSTRATION)
+    verdict = sandbox.grade(spec=spec, code=code, seed=3)
+    assert verdict.status in statuses, verdict.to_dict()
+    assert verdict.score < 1.0
+    # Still healthy: the reference passes right after, on the same sandbox.
+    after = sandbox.grade(spec=spec, code=REFERENCE_SOURCES[KIND_DEMONSTRATION], seed=3)
+    assert after.status == "passed", after.to_dict()

@@ -20,6 +20,7 @@ from grader.engine.checks.base import (
 )
 from grader.engine.checks.common import JudgeInternalError, NoMutation, Stability, WeightsNormalized
 from grader.engine.checks.custom import Custom
+from grader.engine.checks.demonstration import DemoOverflow, DemoTrend, DemoValues
 from grader.engine.checks.multi_head import HeadWidth, MultiHeadShapes, MultiHeadValues
 from grader.engine.checks.softmax import SoftmaxAxis, SoftmaxValues
 from grader.engine.checks.softmax_backward import (
@@ -45,6 +46,9 @@ _ALL: tuple[Check, ...] = (
     BackwardValues(),
     BackwardBatchAxes(),
     BackwardVanishing(),
+    DemoValues(),
+    DemoTrend(),
+    DemoOverflow(),
     Custom(),
 )
 

@@ -1,6 +1,7 @@
 """The exercise kinds, registered in one place. No Django imports.
 
-One module per kind (``attention``, ``multi_head``, ``softmax``, ``softmax_backward``), each
+One module per kind (``attention``, ``multi_head``, ``softmax``, ``softmax_backward``,
+``demonstration``), each
 ending with its ``KIND`` (a ``base.Kind``). Adding a kind is one module plus its content,
 registered in ``KINDS`` below; grader/README.md says how.
 """
@@ -12,12 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine.kinds import attention, multi_head, softmax, softmax_backward
+from grader.engine.kinds import attention, demonstration, multi_head, softmax, softmax_backward
 from grader.engine.kinds.base import Kind, WrongImplementation
 
 # In this order everywhere a list of kinds is shown (the catalogue, the golden suite).
 KINDS: dict[str, Kind] = {
-    k.name: k for k in (attention.KIND, multi_head.KIND, softmax.KIND, softmax_backward.KIND)
+    k.name: k
+    for k in (
+        attention.KIND,
+        multi_head.KIND,
+        softmax.KIND,
+        softmax_backward.KIND,
+        demonstration.KIND,
+    )
 }
 KIND_NAMES: tuple[str, ...] = tuple(KINDS)
 

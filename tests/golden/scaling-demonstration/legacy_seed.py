@@ -1,0 +1,15 @@
+import numpy as np
+
+
+def scaling_demo(d_k, rng_seed, n=16):
+    np.random.seed(rng_seed)
+    Q = np.random.randn(n, d_k)
+    K = np.random.randn(n, d_k)
+    raw = Q @ K.T
+    scaled = raw / np.sqrt(d_k)
+
+    def top(row):
+        e = np.exp(row - row.max())
+        return (e / e.sum()).max()
+
+    return raw.max(), scaled.max(), top(raw[0]), top(scaled[0])

@@ -1,0 +1,15 @@
+import numpy as np
+
+
+def scaling_demo(d_k, rng_seed, n=16):
+    rng = np.random.default_rng(rng_seed)
+    Q = rng.standard_normal((n, d_k))
+    K = rng.standard_normal((n, d_k))
+    raw = Q @ K.T
+    scaled = raw / np.sqrt(d_k)
+
+    def top(row):
+        e = np.exp(row - row.max())
+        return (e / e.sum()).max()
+
+    return tuple(round(float(v), 3) for v in (raw.max(), scaled.max(), top(raw[0]), top(scaled[0])))
