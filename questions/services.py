@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest
 
+from common.events import event_send_on_commit
 from common.ratelimit import rate_limit_hit
 from common.rendering import render_inline
 from questions import assessment, assessment_eval, selectors
@@ -147,8 +148,7 @@ def attempt_create(
     )
     if user is not None and follow_up is None:
         ids = {"attempt_id": attempt.pk, "user_id": user.pk, "question_id": question.pk}
-        # After the commit: a receiver must never read an answer a rollback took back.
-        transaction.on_commit(lambda: answer_stored.send(sender=Attempt, **ids))
+        event_send_on_commit(signal=answer_stored, sender=Attempt, **ids)
     return attempt
 
 

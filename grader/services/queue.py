@@ -25,6 +25,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from common.events import event_send_on_commit
 from grader.engine.status import VerdictStatus
 from grader.events import verdict_stored
 from grader.models import Exercise, Submission
@@ -167,14 +168,13 @@ def submission_finish(
 
 
 def _verdict_stored_send(*, submission: Submission) -> None:
-    """Tell the apps above (courses) once the verdict is committed; they must never read a
-    verdict that a rollback then took back."""
+    """Tell the apps above (courses) once the verdict is committed."""
     ids = {
         "submission_id": submission.pk,
         "user_id": submission.user_id,
         "exercise_id": submission.exercise_id,
     }
-    transaction.on_commit(lambda: verdict_stored.send(sender=Submission, **ids))
+    event_send_on_commit(signal=verdict_stored, sender=Submission, **ids)
 
 
 def submission_release(*, submission: Submission) -> None:
