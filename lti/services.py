@@ -353,6 +353,14 @@ class KeysRotated:
     retired: int
 
 
+def key_ensure() -> None:
+    """The tool's first signing key, made on first need (its key set published, a login), so a
+    fresh deployment's first launch cannot fail for want of one. Two first requests at once may
+    each make one: both are published and the newest signs, which is what a rotation leaves."""
+    if not Key.objects.active().exists():
+        Key.objects.generate()
+
+
 def key_rotate(*, retire_after: timedelta) -> KeysRotated:
     """A new signing key, published at once beside the previous one; a key is retired only once
     its successor has been published for `retire_after`, so platforms that cache the key set

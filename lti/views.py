@@ -80,6 +80,7 @@ def _refused(request: HttpRequest, error: LtiRefused) -> HttpResponse:
 
 
 def jwks(request: HttpRequest) -> JsonResponse:
+    services.key_ensure()
     return JsonResponse(Key.objects.as_jwks())
 
 
@@ -91,6 +92,7 @@ def oidc_login(request: HttpRequest, registration_uuid: str) -> HttpResponse:
     target = params.get("target_link_uri")
     if not target:
         return _refused(request, LtiRefused(MSG_LAUNCH_INVALID, status=400))
+    services.key_ensure()  # the library reads the signing key while it finds the registration
     # No cookie-check page: the library's is an inline script, which the CSP refuses; a browser
     # that blocks the state cookie gets a refused launch that offers a new window instead.
     oidc = DjangoOIDCLogin(

@@ -7,7 +7,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from django.test import Client
-from lti_tool.models import Key, LtiDeployment, LtiRegistration
+from lti_tool.models import LtiDeployment, LtiRegistration
 
 from tests.lti.platform import Platform
 
@@ -23,8 +23,6 @@ def platform() -> Iterator[Platform]:
 
 
 def register(platform: Platform, *, deployment_active: bool = True) -> LtiRegistration:
-    if not Key.objects.active().exists():
-        Key.objects.generate()
     registration = LtiRegistration.objects.create(
         name="Test platform",
         issuer=platform.issuer,

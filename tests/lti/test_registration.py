@@ -19,9 +19,6 @@ pytestmark = pytest.mark.django_db
 def test_the_tool_registers_itself_and_waits_for_activation(
     client: Client, platform: Platform
 ) -> None:
-    from lti_tool.models import Key
-
-    Key.objects.generate()
     token = platform.registration_token
     page = client.get(
         "/lti/register/",
