@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
@@ -30,6 +31,7 @@ from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.factories import student_create
+from tests.lti.platform import Platform
 from tests.pipeline.stack import Redis, Worker
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -215,3 +217,32 @@ def student_page(worker_stack: None, logged_in_page: Callable[..., Page]) -> Pag
     """A logged-in student whose submissions a real worker grades."""
     user = student_create(username="student-e2e", password="student-pass-123")
     return logged_in_page(user, "student-pass-123")
+
+
+@pytest.fixture
+def platform(live_server, seed_content: None) -> Iterator[Platform]:
+    """A running LTI test platform that knows this live server as its tool."""
+    running = Platform(host=urlsplit(live_server.url).hostname or "localhost").start()
+    running.tool_launch_url = f"{live_server.url}/lti/launch/"
+    running.tool_jwks_url = f"{live_server.url}/lti/jwks/"
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def platform_tab(browser: Browser, platform: Platform) -> Iterator[Callable[..., Page]]:
+    """Open the platform's course page, which frames a launch of the tool, in a new tab."""
+    opened: list[Page] = []
+
+    def open_course(hint: str, registration) -> Page:  # type: ignore[no-untyped-def]
+        tab = _new_page(browser, platform.url)
+        opened.append(tab)
+        login = platform.tool_launch_url.replace("/lti/launch/", f"/lti/login/{registration.uuid}/")
+        tab.goto(f"{platform.url}/course/{hint}?{urlencode({'login': login})}")
+        return tab
+
+    yield open_course
+    for tab in opened:
+        tab.context.close()
+    for tab in opened:
+        _fail_on_csp_violations(tab)

@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 from grader.engine import reference
 from grader.engine.executors.trusted import CallableExecutor
 from grader.engine.kinds.attention_mistakes import attention_missing_scale
-from grader.models import Exercise, Submission
+from grader.models import Exercise, Regrade, RegradeNotice, Submission
 from grader.services.grading import submission_grade
 from tests.factories import student_create, submission_create
 from tests.pipeline.stack import golden
@@ -79,6 +79,46 @@ def student_with_two_verdicts(*, username: str, worker: str, **fields: str) -> d
         submission_grade(submission_id=row.pk, worker=worker, executor=CallableExecutor(func))
         submissions.append(row)
     return {"student": student, "exercise": exercise, "submissions": submissions}
+
+
+def regrade_with_notice(*submissions: Submission) -> Regrade:
+    """A regrade that moved each submission: the first one's notice announced, the others' not."""
+    exercise = submissions[0].exercise
+    regrade = Regrade.objects.create(exercise=exercise, checks_changed_at=timezone.now())
+    for index, submission in enumerate(submissions):
+        RegradeNotice.objects.create(
+            submission=submission,
+            user=submission.user,
+            regrade=regrade,
+            announced=index == 0,
+            old_status="failed",
+            old_score=0.5,
+            new_status="failed",
+            new_score=0.75 if index == 0 else 0.52,
+            reason="the exercise's checks changed on 2026-01-01",
+        )
+    return regrade
+
+
+def staff_pages(*, exercise: Exercise, question, submission: Submission) -> list[str]:  # type: ignore[no-untyped-def]
+    """The staff and admin pages about one exercise, one question and one submission."""
+    return [
+        "/staff/submissions/",
+        f"/staff/exercises/{exercise.slug}/regrade/",
+        "/staff/misconceptions/",
+        f"/submissions/{submission.pk}/",
+        f"/questions/{question.slug}/preview/",
+        "/admin/",
+        "/admin/questions/question/",
+        f"/admin/questions/question/{question.pk}/change/",
+        f"/admin/questions/question/{question.pk}/validate/",
+        "/admin/questions/exampleanswer/",
+        "/admin/grader/exercise/",
+        f"/admin/grader/exercise/{exercise.pk}/change/",
+        f"/admin/grader/exercise/{exercise.pk}/validate/",
+        "/admin/grader/submission/",
+        f"/admin/grader/submission/{submission.pk}/change/",
+    ]
 
 
 def course_with_students(*, instructor, student, peer_code: str | None = None) -> dict[str, object]:  # type: ignore[no-untyped-def]

@@ -6,15 +6,14 @@ leaves no user or enrolment behind."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
-from urllib.parse import urlencode, urlsplit
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from lti_tool.models import LtiContext, LtiResourceLink, LtiUser
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from courses.models import Assignment, Membership
 from courses.policy import lateness
@@ -22,7 +21,6 @@ from courses.services import course_create
 from grader.models import Submission
 from lti import errors
 from lti.models import AssignmentLink, CourseContext
-from tests.e2e.conftest import _fail_on_csp_violations, _new_page
 from tests.e2e.flows import ATTENTION_EXERCISE, VERDICT_TIMEOUT_MS, submit_code
 from tests.factories import assignment_create
 from tests.lti.conftest import register
@@ -36,33 +34,6 @@ pytestmark = [
 ]
 
 CORRECT = golden("correct_matmul")
-
-
-@pytest.fixture
-def platform(live_server, seed_content: None) -> Iterator[Platform]:
-    running = Platform(host=urlsplit(live_server.url).hostname or "localhost").start()
-    running.tool_launch_url = f"{live_server.url}/lti/launch/"
-    running.tool_jwks_url = f"{live_server.url}/lti/jwks/"
-    yield running
-    running.stop()
-
-
-@pytest.fixture
-def platform_tab(browser: Browser, platform: Platform) -> Iterator[Callable[..., Page]]:
-    opened: list[Page] = []
-
-    def open_course(hint: str, registration) -> Page:  # type: ignore[no-untyped-def]
-        tab = _new_page(browser, platform.url)
-        opened.append(tab)
-        login = platform.tool_launch_url.replace("/lti/launch/", f"/lti/login/{registration.uuid}/")
-        tab.goto(f"{platform.url}/course/{hint}?{urlencode({'login': login})}")
-        return tab
-
-    yield open_course
-    for tab in opened:
-        tab.context.close()
-    for tab in opened:
-        _fail_on_csp_violations(tab)
 
 
 def _scores_arrive(platform: Platform, count: int) -> None:

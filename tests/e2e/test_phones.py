@@ -22,7 +22,7 @@ from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS, misconception_de
 from grader.models import Exercise, ExerciseValidation, TrialRun
 from grader.selectors.exercises import exercise_list_published
 from questions.models import Question
-from tests.e2e.flows import example_answers_sampled, student_with_two_verdicts
+from tests.e2e.flows import example_answers_sampled, staff_pages, student_with_two_verdicts
 from tests.pipeline.stack import golden
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -307,23 +307,7 @@ def test_the_staff_and_admin_pages_fit_the_screen(
     assert example_answers_sampled(question) >= 3
     submission = graded["submissions"][0]
     recorder = _phone(logged_in_page(instructor, "instructor-pass-123"), width)
-    paths = [
-        "/staff/submissions/",
-        f"/staff/exercises/{exercise.slug}/regrade/",
-        "/staff/misconceptions/",
-        f"/submissions/{submission.pk}/",
-        f"/questions/{question.slug}/preview/",
-        "/admin/",
-        "/admin/questions/question/",
-        f"/admin/questions/question/{question.pk}/change/",
-        f"/admin/questions/question/{question.pk}/validate/",
-        "/admin/questions/exampleanswer/",
-        "/admin/grader/exercise/",
-        f"/admin/grader/exercise/{exercise.pk}/change/",
-        f"/admin/grader/exercise/{exercise.pk}/validate/",
-        "/admin/grader/submission/",
-        f"/admin/grader/submission/{submission.pk}/change/",
-    ]
+    paths = staff_pages(exercise=exercise, question=question, submission=submission)
     for path in paths:
         recorder.visit(path)
     _report(recorder, f"staff@{width}")

@@ -14,20 +14,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
+from lti_tool.models import LtiRegistration
 from playwright.sync_api import Page, expect
 
 from grader.models import Exercise, Submission
+from lti.views import MSG_REGISTERED
 from questions.models import Question
 from tests.e2e.flows import (
     ATTENTION_EXERCISE,
     VERDICT_TIMEOUT_MS,
     course_with_students,
     example_answers_sampled,
+    regrade_with_notice,
 )
 from tests.e2e.production import DeployedSite, Loads, password_set, watch
 from tests.factories import student_create
+from tests.lti.platform import ROLE_INSTRUCTOR, Platform
 
 pytestmark = [
     pytest.mark.e2e,
@@ -136,6 +141,10 @@ def test_a_student_types_in_the_ace_editor_runs_and_submits(
     expect(tab.get_by_role("link", name=f"#{submission.pk}")).to_be_visible()
     _visit(tab, loads, f"/submissions/{submission.pk}/", "[data-submission-plots][data-mounted]")
     assert any("/vendor/ace/mode-python." in script for script in loads.scripts)
+    # A regrade that moved the submission: its notice's details page.
+    regrade = regrade_with_notice(submission)
+    _visit(tab, loads, f"/regrades/{regrade.pk}/")
+    expect(tab.get_by_role("heading", level=1)).to_be_visible()
     # Enrolled in a course, the graded submission counts for its assignment.
     teacher = student_create(username="teacher-prod")
     world = course_with_students(instructor=teacher, student=student)
@@ -196,3 +205,39 @@ def test_every_staff_page_loads_its_scripts(
         _visit(tab, loads, path)
     assert any("/admin/js/" in script for script in loads.scripts)
     _assert_clean(loads)
+
+
+def test_the_lti_pages_load_their_scripts(
+    page: Page,
+    live_server: DeployedSite,
+    platform: Platform,
+    platform_tab: Callable[..., Page],
+) -> None:
+    # Dynamic registration: the page that tells the platform it may close its frame.
+    loads = watch(page, live_server)
+    query = urlencode(
+        {
+            "openid_configuration": platform.openid_configuration_url,
+            "registration_token": platform.registration_token,
+        }
+    )
+    _visit(page, loads, f"/lti/register/?{query}")
+    expect(page.locator("#lti-registered")).to_have_text(MSG_REGISTERED)
+    assert any("/js/lti." in script for script in loads.scripts)
+    # Deep linking: the page whose script posts the chosen item back to the platform by itself.
+    hint = platform.launch_prepare(sub="teacher-prod", roles=[ROLE_INSTRUCTOR], deep_linking=True)
+    # The platform it recorded, activated as an admin would.
+    registration = LtiRegistration.objects.get(issuer=platform.issuer)
+    registration.is_active = True
+    registration.save(update_fields=["is_active"])
+    assert registration.deployments.update(is_active=True) == 1
+    tab = platform_tab(hint, registration)
+    framed = watch(tab, live_server)
+    frame = tab.frame_locator("#tool")
+
+    frame.get_by_label("Exercise or question").select_option(label="Scaled dot-product attention")
+    frame.get_by_role("button", name="Add to the course").click()
+    expect(frame.get_by_role("heading", name="Added 1 item(s)")).to_be_visible()
+    assert len(platform.deep_link_items) == 1
+    assert any("/js/lti." in script for script in framed.scripts)
+    _assert_clean(framed)
