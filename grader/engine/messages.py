@@ -72,9 +72,10 @@ MASK_LEAK = (
 # The softmax's backward pass at large scores: the gradient must vanish as the reference's does.
 BACKWARD_VANISHING_LABEL = "A saturated softmax's vanishing gradient (scores of std {scales})"
 BACKWARD_VANISHING = (
-    "On {what}, the gradient must vanish as it really does: an entry whose value is {expected:.3g} "
-    "came back as {got:.3g} (allowed: a relative error of {rtol:g}). A saturated softmax passes "
-    "almost no gradient back; do not clip p, add an epsilon or set small values to 0."
+    "On {what}, the gradient must vanish as it really does: an entry whose value is {expected} "
+    "came back as {got} (allowed: a relative error of {rtol:g}). A saturated softmax passes "
+    "almost no gradient back; do not clip p, add an epsilon, set small values to 0 or compute "
+    "in float32."
 )
 
 # The ten-minute demonstration's trend across head sizes (checks.demonstration).

@@ -232,8 +232,10 @@ _ALL: tuple[Misconception, ...] = (
         "Where the softmax is saturated (one weight ≈ 1, the others ≈ 1e-26), the true "
         "gradient is tiny, and that is the point: a saturated softmax passes almost no "
         "gradient back, which is why the scores are divided by √d_k. Your function changes "
-        "those tiny values: p clipped to [1e-7, 1 − 1e-7], an epsilon added, or small entries "
-        "set to 0. Return the gradient as computed; float64 holds values down to 1e-308.",
+        "those tiny values: p clipped to [1e-7, 1 − 1e-7], an epsilon added, small entries "
+        "set to 0, or the arithmetic done in float32, whose relative precision (about 1e-7) "
+        "and smallest value (about 1e-38) lose them. Return the gradient as computed in "
+        "float64, which holds values down to 1e-308.",
     ),
     Misconception(
         "rounded-output",

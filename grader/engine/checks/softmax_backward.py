@@ -110,9 +110,21 @@ def vanishing_problem(
     if not np.any(bad):
         return None
     i = np.unravel_index(int(np.argmax(np.where(bad, diff / allowed, -1.0))), bad.shape)
+    shown_expected, shown_got = distinct_figures(float(expected[i]), float(out[i]))
     return messages.BACKWARD_VANISHING.format(
-        what=probe.what, expected=float(expected[i]), got=float(out[i]), rtol=rtol
+        what=probe.what, expected=shown_expected, got=shown_got, rtol=rtol
     )
+
+
+def distinct_figures(a: float, b: float, *, least: int = 3, most: int = 17) -> tuple[str, str]:
+    """a and b with the fewest significant figures (at least ``least``) that tell them apart:
+    a float32 rounding differs from float64 only in the eighth figure, and a message saying
+    that -6.42e-11 came back as -6.42e-11 reads as a contradiction."""
+    for digits in range(least, most + 1):
+        shown = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if shown[0] != shown[1]:
+            return shown
+    return shown
 
 
 class BackwardVanishing(Check):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from grader.engine import reference
 from grader.engine.checks import check_get
+from grader.engine.checks.softmax_backward import distinct_figures
 from grader.engine.executors.base import CallResult, RunRequest
 from grader.engine.executors.trusted import CallableExecutor
 from grader.engine.grading import grade
@@ -125,6 +128,31 @@ def test_the_vanishing_check_fails_a_clipped_or_flushed_gradient(func):
     assert not outcome.passed
     head = BACKWARD_VANISHING.split("{what}")[1].split("{expected")[0]
     assert head in outcome.message and "do not clip p" in outcome.message
+
+
+def _backward_in_float32(p, g):
+    p, g = np.asarray(p, np.float32), np.asarray(g, np.float32)
+    return p * (g - np.sum(g * p, axis=-1, keepdims=True))
+
+
+def test_a_float32_gradient_fails_with_two_numbers_that_differ():
+    outcome = _vanishing(_backward_in_float32)
+    assert not outcome.passed
+    shown = re.search(r"value is (\S+) came back as (\S+) \(", outcome.message)
+    assert shown is not None and shown[1] != shown[2], outcome.message
+    assert "compute in float32" in outcome.message
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "shown"),
+    [
+        (-6.4201e-11, -6.4201e-11 * (1 + 3e-8), ("-6.4201e-11", "-6.4201002e-11")),
+        (4.5e-30, 7.54e-11, ("4.5e-30", "7.54e-11")),
+        (1.0, 1.0 + 2e-7, ("1", "1.0000002")),
+    ],
+)
+def test_distinct_figures_tell_the_two_apart(a, b, shown):
+    assert distinct_figures(a, b) == shown
 
 
 def test_the_vanishing_check_sees_values_near_1e_30():
