@@ -256,8 +256,11 @@ _ALL: tuple[Misconception, ...] = (
         "The contract fixes the draws so that anyone can reproduce your numbers: one "
         "np.random.default_rng(seed), Q drawn first and then K, each of shape (n, d_k), from "
         "a standard normal (standard_normal or normal(0, 1)). Drawing K first, using the "
-        "legacy np.random.seed with np.random.randn, or drawing from a uniform gives other "
-        "scores, and so other numbers.",
+        "legacy np.random.seed with np.random.randn, drawing (d_k, n) and transposing, or "
+        "drawing from a uniform gives other scores, and so other numbers. Drawing K first "
+        "transposes the scores, so the top weights become those of column 0: the same numbers "
+        "as a softmax taken down the columns (axis 0) and read at column 0, which the numbers "
+        "alone cannot tell apart; if your draws follow the contract, check the softmax's axis.",
     ),
     Misconception(
         "demo-wrong-row",

@@ -24,6 +24,7 @@ from grader.engine.inputs import DEMO_LARGE_D_K, DEMO_LARGE_N, DEMO_OVERFLOW_SEE
 from grader.engine.kinds.base import LARGE, PLAIN, DiagnosticProbe, Kind, WrongImplementation, probe
 from grader.engine.kinds.demonstration_mistakes import (
     demo_divides_by_d,
+    demo_divides_by_half_d,
     demo_divides_by_root_n,
     demo_k_before_q,
     demo_last_row,
@@ -34,6 +35,7 @@ from grader.engine.kinds.demonstration_mistakes import (
     demo_softmax_axis_0,
     demo_softmax_whole_matrix,
     demo_top_weight_any_row,
+    demo_transposed_draws,
     demo_two_generators,
     demo_uniform_draws,
     demo_unstable_softmax,
@@ -85,6 +87,7 @@ def _wrong(code: str, func: object, tags: frozenset[str] = _PLAIN) -> WrongImple
 
 WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     _wrong("scale-by-d", demo_divides_by_d),
+    _wrong("scale-by-d", demo_divides_by_half_d),
     _wrong("wrong-dimension", demo_divides_by_root_n),
     _wrong("missing-scale", demo_never_divides),
     _wrong("missing-scale", demo_weights_never_divided),
@@ -94,6 +97,7 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     _wrong(DRAWS, demo_legacy_seed),
     _wrong(DRAWS, demo_uniform_draws),
     _wrong(DRAWS, demo_two_generators),
+    _wrong(DRAWS, demo_transposed_draws),
     _wrong("softmax-wrong-axis", demo_softmax_axis_0),
     _wrong("softmax-wrong-axis", demo_softmax_whole_matrix),
     _wrong(WRONG_ROW, demo_last_row),

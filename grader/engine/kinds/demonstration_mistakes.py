@@ -50,6 +50,30 @@ def demo_never_divides(d_k, seed, n=16):
     return raw.max(), scaled.max(), top[0], top[1]
 
 
+def demo_divides_by_half_d(d_k, seed, n=16):
+    rng = np.random.default_rng(seed)
+    Q = rng.standard_normal((n, d_k))
+    K = rng.standard_normal((n, d_k))
+    raw = Q @ K.T
+    scaled = raw / d_k**1 / 2  # ** binds before /: raw / (d_k / 2), not raw / √d_k
+    top = [
+        np.max(np.exp(s[0] - s[0].max()) / np.sum(np.exp(s[0] - s[0].max()))) for s in (raw, scaled)
+    ]
+    return raw.max(), scaled.max(), top[0], top[1]
+
+
+def demo_transposed_draws(d_k, seed, n=16):
+    rng = np.random.default_rng(seed)
+    Q = rng.standard_normal((d_k, n)).T  # drawn as (d_k, n): the same numbers, other places
+    K = rng.standard_normal((d_k, n)).T
+    raw = Q @ K.T
+    scaled = raw / np.sqrt(d_k)
+    top = [
+        np.max(np.exp(s[0] - s[0].max()) / np.sum(np.exp(s[0] - s[0].max()))) for s in (raw, scaled)
+    ]
+    return raw.max(), scaled.max(), top[0], top[1]
+
+
 def demo_k_before_q(d_k, seed, n=16):
     rng = np.random.default_rng(seed)
     K = rng.standard_normal((n, d_k))  # K drawn first: row 0 of the scores is another row
