@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import logging
 import secrets
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.sessions.backends.base import SessionBase
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest
@@ -25,6 +31,8 @@ from questions.selectors import DRAFTS_SESSION_KEY, Owner, attempts_for
 
 # Long enough for a thorough interview answer, short enough that a paste of a whole paper
 # (or an abuse of the regex matcher) is refused before any work is done.
+log = logging.getLogger(__name__)
+
 ANSWER_MAX_CHARS = 4000
 ANSWER_EMPTY = "Write an answer first: the model answer is revealed after you try."
 # Said instead of cutting the text: a silently truncated answer would be assessed on words
@@ -311,6 +319,42 @@ def _target(example: ExampleAnswer) -> str:
     return f"{assessment_eval.FOLLOW_UP_PREFIX}{example.follow_up.ordering}"
 
 
+# Validate assesses every example answer of a question on each load (seconds for hundreds);
+# the same question, examples and assessor give the same results, so they are remembered in
+# the shared cache under a key made of all three.
+VALIDATE_CACHE_SECONDS = 7 * 24 * 3600
+
+
+@functools.cache
+def _assessor_version() -> str:
+    """The assessor's source and its embedding model's version: a deploy that changes how
+    answers are read must never show results the previous code made."""
+    digest = hashlib.sha256(version("wordllama").encode())
+    for path in sorted(Path(assessment.__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _validate_cache_key(specs: object, cases: Sequence[assessment_eval.EvalCase]) -> str:
+    inputs = repr((_assessor_version(), specs, [(c.target, c.text) for c in cases]))
+    return "validate:" + hashlib.sha256(inputs.encode()).hexdigest()
+
+
+def _validate_cache_get(key: str) -> list[assessment.TextAssessment] | None:
+    try:
+        return cache.get(key)
+    except Exception:  # the cache is down: assess again rather than fail the page
+        log.warning("Validate's results not read: the cache is unavailable", exc_info=True)
+        return None
+
+
+def _validate_cache_set(key: str, results: list[assessment.TextAssessment]) -> None:
+    try:
+        cache.set(key, results, timeout=VALIDATE_CACHE_SECONDS)
+    except Exception:
+        log.warning("Validate's results not kept: the cache is unavailable", exc_info=True)
+
+
 def question_validate(*, question: Question) -> QuestionValidation:
     """The assessor on every example answer of a question, and its scores. Writes nothing.
 
@@ -334,18 +378,6 @@ def question_validate(*, question: Question) -> QuestionValidation:
             labels.update({(target, kp.slug): kp.label for kp in fu.key_points.all()})
     examples = list(question.example_answers.select_related("follow_up"))
     judged = [e for e in examples if _target(e) in specs]
-    results: list[assessment.TextAssessment] = []
-
-    def recording(
-        text: str,
-        key_points: Sequence[assessment.KeyPointSpec],
-        wrong_answers: Sequence[assessment.WrongAnswerSpec],
-        examples: Sequence[assessment.ExampleSpec],
-    ) -> assessment.TextAssessment:
-        # evaluate() assesses each case once, in order; the table needs every result.
-        result = assessment.assess_text(text, key_points, wrong_answers, examples)
-        results.append(result)
-        return result
 
     cases = [
         assessment_eval.EvalCase(
@@ -357,7 +389,28 @@ def question_validate(*, question: Question) -> QuestionValidation:
         )
         for e in judged
     ]
+    key = _validate_cache_key(specs, cases)
+    remembered = _validate_cache_get(key)
+    replay = iter(remembered) if remembered and len(remembered) == len(cases) else None
+    results: list[assessment.TextAssessment] = []
+
+    def recording(
+        text: str,
+        key_points: Sequence[assessment.KeyPointSpec],
+        wrong_answers: Sequence[assessment.WrongAnswerSpec],
+        examples: Sequence[assessment.ExampleSpec],
+    ) -> assessment.TextAssessment:
+        # evaluate() assesses each case once, in order; the table needs every result.
+        if replay is not None:
+            result = next(replay)
+        else:
+            result = assessment.assess_text(text, key_points, wrong_answers, examples)
+        results.append(result)
+        return result
+
     report = assessment_eval.evaluate(cases, specs, assess=recording)
+    if replay is None:
+        _validate_cache_set(key, results)
     verdicts = tuple(
         ExampleVerdict(
             example=example,

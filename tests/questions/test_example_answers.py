@@ -171,3 +171,44 @@ def test_load_content_adds_the_examples_a_database_lacks(question: Question) -> 
     call_command("load_content", stdout=again)
     assert ExampleAnswer.objects.count() == count
     assert "example answer" not in again.getvalue()
+
+
+def _counting_assessor(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The real assessor, with the texts it was asked to read recorded."""
+    read: list[str] = []
+    assess = services.assessment.assess_text
+
+    def counting(text, *specs):  # type: ignore[no-untyped-def]
+        read.append(text)
+        return assess(text, *specs)
+
+    monkeypatch.setattr(services.assessment, "assess_text", counting)
+    return read
+
+
+def test_validate_remembers_its_results_until_an_example_changes(
+    question: Question, examples: list[ExampleAnswer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read = _counting_assessor(monkeypatch)
+    first = services.question_validate(question=question)
+    assert len(read) == len(first.verdicts)
+    again = services.question_validate(question=question)
+    assert len(read) == len(first.verdicts)  # nothing read twice
+    assert again.verdicts == first.verdicts and again.report == first.report
+    changed = examples[0]
+    changed.text += " Also, the softmax saturates."
+    changed.save()
+    services.question_validate(question=question)
+    assert len(read) == 2 * len(first.verdicts)
+
+
+def test_validate_works_with_the_cache_down(
+    question: Question, examples: list[ExampleAnswer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def down(*args: object, **kwargs: object) -> None:
+        raise ConnectionError("the cache is down")
+
+    monkeypatch.setattr(services.cache, "get", down)
+    monkeypatch.setattr(services.cache, "set", down)
+    report = services.question_validate(question=question)
+    assert [v.example.pk for v in report.verdicts] == [e.pk for e in examples]
