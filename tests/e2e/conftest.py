@@ -157,14 +157,28 @@ def page(browser: Browser, live_server, seed_content: None, js_errors: list[str]
 
 
 @pytest.fixture
-def logged_in_page(
-    browser: Browser, live_server, seed_content: None
-) -> Iterator[Callable[..., Page]]:
+def new_tab(browser: Browser) -> Iterator[Callable[[str], Page]]:
+    """Open tabs on a base URL; each is closed after the test and fails it on a CSP violation."""
     opened: list[Page] = []
 
-    def login(user, password: str) -> Page:
-        tab = _new_page(browser, live_server.url)
+    def open_tab(base_url: str) -> Page:
+        tab = _new_page(browser, base_url)
         opened.append(tab)
+        return tab
+
+    yield open_tab
+    for tab in opened:
+        tab.context.close()
+    for tab in opened:
+        _fail_on_csp_violations(tab)
+
+
+@pytest.fixture
+def logged_in_page(
+    new_tab: Callable[[str], Page], live_server, seed_content: None
+) -> Callable[..., Page]:
+    def login(user, password: str) -> Page:
+        tab = new_tab(live_server.url)
         tab.goto("/accounts/login/")
         tab.get_by_label("Username").fill(user.get_username())
         tab.get_by_label("Password").fill(password)
@@ -173,11 +187,7 @@ def logged_in_page(
         assert "/accounts/login/" not in tab.url, "login failed"
         return tab
 
-    yield login
-    for tab in opened:
-        tab.context.close()
-    for tab in opened:
-        _fail_on_csp_violations(tab)
+    return login
 
 
 @pytest.fixture
@@ -230,19 +240,13 @@ def platform(live_server, seed_content: None) -> Iterator[Platform]:
 
 
 @pytest.fixture
-def platform_tab(browser: Browser, platform: Platform) -> Iterator[Callable[..., Page]]:
+def platform_tab(new_tab: Callable[[str], Page], platform: Platform) -> Callable[..., Page]:
     """Open the platform's course page, which frames a launch of the tool, in a new tab."""
-    opened: list[Page] = []
 
     def open_course(hint: str, registration) -> Page:  # type: ignore[no-untyped-def]
-        tab = _new_page(browser, platform.url)
-        opened.append(tab)
+        tab = new_tab(platform.url)
         login = platform.tool_launch_url.replace("/lti/launch/", f"/lti/login/{registration.uuid}/")
         tab.goto(f"{platform.url}/course/{hint}?{urlencode({'login': login})}")
         return tab
 
-    yield open_course
-    for tab in opened:
-        tab.context.close()
-    for tab in opened:
-        _fail_on_csp_violations(tab)
+    return open_course
