@@ -97,6 +97,10 @@ _AXIS_ERROR = "out of bounds for array of dimension"
 # The codes of a reduction along a fixed or wrong axis (the softmax's, its backward pass's sum).
 WRONG_AXIS_CODES = frozenset({"softmax-wrong-axis", "backward-wrong-axis"})
 _OVERFLOW = "OverflowError"
+# numpy's words when a tuple returned holds arrays of different shapes (the attention
+# backward's (dQ, dK, dV) with one gradient misshapen): the sandbox reads the return value as
+# one array outside the student's frames, so the text quotes no line of theirs.
+_RAGGED = "inhomogeneous shape"
 
 
 class _Raised:
@@ -256,6 +260,8 @@ def diagnose(
             codes.add("mutates-input")
         arrays = isinstance(item.student, np.ndarray) and isinstance(ref, np.ndarray)
         if arrays and item.student.shape != ref.shape:
+            codes.add("wrong-shape")
+        if _ragged_return(_error(item.result)):
             codes.add("wrong-shape")
         if LARGE in item.probe.tags and _raised_with(item.result, _OVERFLOW):
             codes.add("unstable-softmax")  # math.exp raises where np.exp returns inf
@@ -474,10 +480,16 @@ def _scale_changes(
     return abs(scales[0] / scales[1] - 1.0) > SCALE_SPREAD
 
 
+def _ragged_return(text: str) -> bool:
+    """Did the call return arrays of different shapes that numpy could not read as one?"""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return len(lines) == 1 and _RAGGED in lines[0]
+
+
 def _text_cause(text: str) -> str | None:
     """The batch code an exception's text shows: its message, or the line that raised."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    if not lines:
+    if not lines or _ragged_return(text):
         return None
     message = lines[-1].lower()
     if any(e in message for e in _FIXED_NDIM_ERRORS):
