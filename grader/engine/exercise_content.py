@@ -241,7 +241,7 @@ shapes).
 
 1. **Finite differences**: small float64 inputs (a matrix, a batched stack, a causal mask);
    each gradient against central differences of $\sum O \odot dO$, computed from the forward
-   pass alone, within a relative tolerance of 1e-5 and an absolute one of 1e-7.
+   pass alone, to a relative 1e-5 and an absolute 1e-7.
 2. **Batch axes**: none to two leading batch axes, up to 9 tokens, against the reference within
    a relative tolerance of 1e-6 and an absolute one of 1e-9 (float64 arithmetic).
 3. **The mask**: a random mask, a causal mask shared by a batch and a key-padding mask of shape
@@ -249,8 +249,8 @@ shapes).
 4. **The vanishing gradient**: Q and K multiplied by 8 and 16 (scores of standard deviation
    64 and 256); dQ and dK must match the reference's to 1e-10 per unit of the largest entry of K,
    dV to a relative 1e-6.
-5. **Stability**: scores of magnitude 1e3 must give finite, correct gradients; float32 inputs
-   too.
+5. **Stability**: scores of magnitude 1e3 and 1e4 must give finite, correct gradients; float32
+   inputs too.
 6. **No mutation** of the inputs.
 
 NaN or infinity in a gradient, or a result that is not three arrays, fails the check.
@@ -426,7 +426,7 @@ EXERCISES: tuple[dict[str, Any], ...] = (
             _check("attention-backward-values", 2),
             _check("attention-backward-mask", 2),
             _check("attention-backward-vanishing", 2),
-            _check("stability", 1, magnitudes=[1e3]),
+            _check("stability", 1),
             _check("no-mutation", 1),
         ),
     },
