@@ -10,4 +10,8 @@ def attention_backward(Q, K, V, dO, mask=None):
     P /= P.sum(-1, keepdims=True)
     dP = dO @ np.swapaxes(V, -1, -2)
     dS = P * (dP - (dP * P).sum(-1, keepdims=True))
-    return dS @ K / np.sqrt(d_k), np.swapaxes(dS, -1, -2) @ Q / np.sqrt(d_k), np.swapaxes(P, -1, -2) @ dO
+    return (
+        dS @ K / np.sqrt(d_k),
+        np.swapaxes(dS, -1, -2) @ Q / np.sqrt(d_k),
+        np.swapaxes(P, -1, -2) @ dO,
+    )
