@@ -8,9 +8,10 @@ reference (``reference.attention_backward_stacked``) is stacked the same way. A 
 parts have different shapes cannot be read as an array: the call fails, as a wrong shape does.
 
 What is particular to this kind (see ``kinds.attention`` for the layout): its catalogue, whose
-bodies are in ``attention_backward_mistakes``; diagnostic inputs of two, three and four
-dimensions (no batched copies: the stacked output's first axis is not a batch axis), a cube
-where ``.T`` happens to run, masked inputs and saturated ones; a rule of its own for a gradient
+bodies are in ``attention_backward_mistakes`` with the variant that makes any two at once;
+diagnostic inputs of two, three and four dimensions (no batched copies: the stacked output's
+first axis is not a batch axis), a cube where ``.T`` happens to run, masked inputs and saturated
+ones; a rule of its own for a gradient
 kept alive where the reference's vanishes (the softmax backward's ``backward-vanishing-hidden``);
 and the pictures, the worked example's dQ and the largest entry of dQ as the scores grow.
 """
@@ -36,6 +37,7 @@ from grader.engine.inputs import (
     unit,
 )
 from grader.engine.kinds.attention_backward_mistakes import (
+    attention_backward_variant,
     backward_clips_p,
     backward_dk_untransposed,
     backward_dot_T,
@@ -105,21 +107,28 @@ _LARGE = frozenset({LARGE})
 _BATCH = frozenset({BATCH})
 
 
-def _wrong(code: str, func: object, tags: frozenset[str] = _PLAIN) -> WrongImplementation:
-    return WrongImplementation(code, NAME, func, tags)  # type: ignore[arg-type]
+def _wrong(
+    code: str,
+    func: object,
+    tags: frozenset[str] = _PLAIN,
+    variant: tuple[str, str] | None = None,
+) -> WrongImplementation:
+    return WrongImplementation(code, NAME, func, tags, variant)  # type: ignore[arg-type]
 
 
 WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
-    _wrong("missing-scale", backward_unscaled),
-    _wrong("backward-scale-dropped", backward_scale_dropped),
-    _wrong("backward-softmax-constant", backward_softmax_constant),
-    _wrong("backward-transpose", backward_dv_untransposed),
-    _wrong("backward-transpose", backward_dk_untransposed),
-    _wrong("backward-mask-leak", backward_mask_leak, _MASK),
-    _wrong("mask-ignored", backward_mask_ignored, _MASK),
+    _wrong("missing-scale", backward_unscaled, variant=("scale", "none")),
+    _wrong("backward-scale-dropped", backward_scale_dropped, variant=("scale", "dropped")),
+    _wrong(
+        "backward-softmax-constant", backward_softmax_constant, variant=("jacobian", "constant")
+    ),
+    _wrong("backward-transpose", backward_dv_untransposed, variant=("dv", "p")),
+    _wrong("backward-transpose", backward_dk_untransposed, variant=("dk", "ds")),
+    _wrong("backward-mask-leak", backward_mask_leak, _MASK, ("mask_how", "recomputed")),
+    _wrong("mask-ignored", backward_mask_ignored, _MASK, ("mask_how", "ignored")),
     # Right where the scores are ordinary: the kind's rule names it (see _rules).
-    _wrong(VANISHING_HIDDEN, backward_clips_p, _LARGE),
-    _wrong("unstable-softmax", backward_unstable, _LARGE),
+    _wrong(VANISHING_HIDDEN, backward_clips_p, _LARGE, ("jacobian", "clipped")),
+    _wrong("unstable-softmax", backward_unstable, _LARGE, ("softmax", "naive")),
     _wrong("rounded-output", backward_rounded),
     _wrong("mutates-input", backward_in_place),
     # Right in 2-D; with batch axes .T raises, except on the cube probe, where it runs wrong.
@@ -382,5 +391,6 @@ KIND = Kind(
     stability_call=stability_call,
     no_mutation_call=no_mutation_call,
     batch_copies=False,
+    variant=attention_backward_variant,
     rules=_rules,
 )

@@ -205,3 +205,54 @@ def backward_rounded(Q, K, V, dO, mask=None):
     dQ = dS @ K / math.sqrt(d_k)
     dK = np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)
     return np.round(dQ, 4), np.round(dK, 4), np.round(dV, 4)
+
+
+# --- every single mistake above as an option, for the search for two at once ----------------
+
+
+def attention_backward_variant(
+    Q,
+    K,
+    V,
+    dO,
+    mask=None,
+    *,
+    scale="chained",
+    softmax="stable",
+    jacobian="softmax",
+    dv="transposed",
+    dk="transposed",
+    mask_how="forward",
+):
+    s = math.sqrt(Q.shape[-1])
+    S = Q @ np.swapaxes(K, -1, -2) / (1.0 if scale == "none" else s)
+    used = None if mask_how == "ignored" else mask
+
+    def weights(scores, m):
+        if softmax == "naive":
+            E = np.exp(scores)
+            if m is not None:
+                E = np.where(m, E, 0.0)
+            return E / E.sum(axis=-1, keepdims=True)
+        if m is not None:
+            scores = np.where(m, scores, -np.inf)
+        P = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return P / P.sum(axis=-1, keepdims=True)
+
+    P = weights(S, used)
+    P_back = weights(S, None) if mask_how == "recomputed" else P
+    dV = (P if dv == "p" else np.swapaxes(P, -1, -2)) @ dO
+    dP = dO @ np.swapaxes(V, -1, -2)
+    if jacobian == "constant":
+        dS = dP if used is None else np.where(used, dP, 0.0)
+    else:
+        Pg = P_back
+        if jacobian == "clipped":
+            Pg = np.clip(P_back, 1e-7, 1 - 1e-7)
+            if used is not None:
+                Pg = np.where(used, Pg, 0.0)
+        dS = Pg * (dP - np.sum(dP * Pg, axis=-1, keepdims=True))
+    back = s if scale == "chained" else 1.0
+    dQ = dS @ K / back
+    dK = (dS if dk == "ds" else np.swapaxes(dS, -1, -2)) @ Q / back
+    return dQ, dK, dV

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader.engine import messages, reference
+from grader.engine import diagnosis, messages, reference
 from grader.engine.checks import check_get
 from grader.engine.checks.attention_backward import FD_STEP
 from grader.engine.checks.base import Probe
@@ -18,6 +18,7 @@ from grader.engine.grading import grade
 from grader.engine.inputs import WORKED_K, WORKED_Q, attention_backward_call, causal_mask
 from grader.engine.kinds import attention_backward
 from grader.engine.kinds.attention_backward_mistakes import (
+    attention_backward_variant,
     backward_clips_p,
     backward_dot_T,
     backward_mask_leak,
@@ -77,8 +78,9 @@ def test_a_key_nobody_may_attend_to_gets_no_gradient():
     assert np.all(dK[3:] == 0.0) and np.all(dV[3:] == 0.0)
 
 
-def test_no_pairs_no_scale_measured_no_axis_and_no_batched_copies():
-    assert KIND.variant is None and KIND.weight_triples is None and KIND.other_axes is None
+def test_pairs_but_no_scale_measured_no_axis_and_no_batched_copies():
+    assert KIND.variant is attention_backward_variant
+    assert KIND.weight_triples is None and KIND.other_axes is None
     assert KIND.batch_copies is False
     assert KIND.parameters == ("Q", "K", "V", "dO", "mask")
 
@@ -103,6 +105,27 @@ def test_the_rule_names_a_gradient_kept_alive_where_it_vanishes():
     assert KIND.rules(probes, refs, refs, set()) == set()
     rounded = [np.asarray(backward_rounded(*p.call.args)) for p in probes]
     assert KIND.rules(probes, refs, rounded, {"rounded-output"}) == set()
+
+
+@pytest.mark.parametrize(
+    ("options", "codes"),
+    [
+        ({"scale": "dropped", "dv": "p"}, ("backward-scale-dropped", "backward-transpose")),
+        (
+            {"jacobian": "constant", "mask_how": "ignored"},
+            ("backward-softmax-constant", "mask-ignored"),
+        ),
+        ({"scale": "none", "softmax": "naive"}, ("missing-scale", "unstable-softmax")),
+    ],
+)
+def test_two_mistakes_at_once_are_both_named(options, codes):
+    probes = diagnosis.fixed_probes(NAME)
+
+    def func(*args):
+        return attention_backward_variant(*args, **options)
+
+    run = CallableExecutor(func).run(RunRequest("", "f", tuple(p.call for p in probes)))
+    assert set(diagnosis.diagnose(NAME, probes, run.calls)) == set(codes)
 
 
 @pytest.mark.parametrize(
