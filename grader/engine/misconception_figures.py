@@ -514,7 +514,7 @@ def _backward_softmax_constant() -> Figure:
         "Scores [1.0, 0.0, 0.5] and dP = [1, 1, 1]: raising every score of the row by the same "
         "amount changes no weight, so the true gradient into the scores is 0.",
         (
-            ("dS = P * (dP − sum(dP * P)) (right)", _numbers(np.abs(dS))),
+            ("dS = P * (dP - sum(dP * P)) (right)", _numbers(np.abs(dS))),
             ("dS = dP (softmax as a constant)", _numbers(dP)),
         ),
     )

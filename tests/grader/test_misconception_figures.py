@@ -219,7 +219,7 @@ def test_attention_backward_figure_of_the_dropped_scale() -> None:
 
 def test_attention_backward_figures_of_the_softmax_as_a_constant_and_the_transpose() -> None:
     r = rows("backward-softmax-constant")
-    assert r["dS = P * (dP − sum(dP * P)) (right)"] == "0.000, 0.000, 0.000"
+    assert r["dS = P * (dP - sum(dP * P)) (right)"] == "0.000, 0.000, 0.000"
     assert r["dS = dP (softmax as a constant)"] == "1.000, 1.000, 1.000"
     r = rows("backward-transpose")
     assert r == {"Pᵀ @ dO (right)": "(3, 4)", "P @ dO": "ValueError"}
