@@ -43,6 +43,7 @@ from grader.engine.kinds.attention_backward_mistakes import (
     backward_dot_T,
     backward_dv_untransposed,
     backward_in_place,
+    backward_mask_boolean_index,
     backward_mask_ignored,
     backward_mask_leak,
     backward_rounded,
@@ -100,6 +101,7 @@ def attention_backward(Q, K, V, dO, mask=None):
 '''
 
 VANISHING_HIDDEN = "backward-vanishing-hidden"
+MASK_SHAPE_EXACT = "mask-shape-exact"
 
 _PLAIN = frozenset({PLAIN})
 _MASK = frozenset({MASK})
@@ -134,6 +136,8 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     # Right in 2-D; with batch axes .T raises, except on the cube probe, where it runs wrong.
     _wrong("batch-transpose", backward_dot_T),
     _wrong("batch-fixed-ndim", backward_two_dims_only, _BATCH),
+    # Right with a mask of the scores' shape, raising with one that broadcasts: the kind's rule.
+    _wrong(MASK_SHAPE_EXACT, backward_mask_boolean_index, _BATCH),
 )
 
 
@@ -186,15 +190,50 @@ def vanishing_kept(student: np.ndarray, ref: np.ndarray, scale: float) -> bool:
     return bool(np.any(np.abs(student[:2] - ref[:2]) > VANISHING_ATOL * scale))
 
 
+def _right(student: Any, ref: Any) -> bool:
+    return (
+        isinstance(student, np.ndarray)
+        and student.shape == ref.shape
+        and bool(np.allclose(student, ref, rtol=1e-3, atol=1e-4))
+    )
+
+
+def mask_shape_exact(
+    probes: Sequence[DiagnosticProbe], refs: Sequence[Any], students: Sequence[Any]
+) -> bool:
+    """Right on every plain input and with a mask of the scores' own shape, raising with one
+    that must broadcast (a causal (n, n) mask over a batch): ``scores[~mask] = -np.inf``."""
+    exact_right = broadcast_raised = False
+    for item, ref, student in zip(probes, refs, students, strict=True):
+        if PLAIN in item.tags and not _right(student, ref):
+            return False
+        if MASK not in item.tags or student is None:
+            continue
+        Q, K = item.call.args[0], item.call.args[1]
+        exact = np.shape(item.call.args[4]) == (*Q.shape[:-1], K.shape[-2])
+        if exact:
+            if not _right(student, ref):
+                return False
+            exact_right = True
+        elif isinstance(student, np.ndarray):
+            return False
+        else:
+            broadcast_raised = True
+    return exact_right and broadcast_raised
+
+
 def _rules(
     probes: Sequence[DiagnosticProbe],
     refs: Sequence[Any],
     students: Sequence[Any],
     codes: set[str],
 ) -> set[str]:
-    """``backward-vanishing-hidden``: right on every plain input, finite and of the right shape
-    on the saturated ones, where the gradient into Q or K does not vanish with the reference's
-    (a p clipped away from 0 or 1, an epsilon). Rounded outputs lose it for another reason."""
+    """``mask-shape-exact`` (see ``mask_shape_exact``), and ``backward-vanishing-hidden``: right
+    on every plain input, finite and of the right shape on the saturated ones, where the
+    gradient into Q or K does not vanish with the reference's (a p clipped away from 0 or 1, an
+    epsilon). Rounded outputs lose it for another reason."""
+    if mask_shape_exact(probes, refs, students):
+        return {MASK_SHAPE_EXACT}
     if "rounded-output" in codes:
         return set()
     plain_right = kept = False

@@ -21,6 +21,7 @@ from grader.engine.kinds.attention_backward_mistakes import (
     attention_backward_variant,
     backward_clips_p,
     backward_dot_T,
+    backward_mask_boolean_index,
     backward_mask_leak,
     backward_rounded,
     backward_scale_dropped,
@@ -95,6 +96,22 @@ def test_the_diagnostic_inputs_share_one_shape_and_cover_every_tag():
     # The cube: where .T has the shape of swapaxes, so it runs with the wrong values.
     cube = next(p for p in probes if p.call.args[0].shape == (4, 4, 4))
     assert not np.allclose(backward_dot_T(*cube.call.args)[0], KIND.reference(*cube.call.args)[0])
+
+
+def test_the_rule_names_a_mask_that_must_have_the_scores_shape():
+    probes = KIND.diagnostic_probes(np.random.default_rng(0))
+    refs = [KIND.reference(*p.call.args) for p in probes]
+
+    def outcome(func, call):
+        try:
+            return np.asarray(func(*call.args))
+        except (IndexError, ValueError):
+            return object()  # raised, as the diagnosis's RAISED
+
+    indexed = [outcome(backward_mask_boolean_index, p.call) for p in probes]
+    assert KIND.rules(probes, refs, indexed, set()) == {attention_backward.MASK_SHAPE_EXACT}
+    leaked = [outcome(backward_mask_leak, p.call) for p in probes]
+    assert KIND.rules(probes, refs, leaked, set()) == set()
 
 
 def test_the_rule_names_a_gradient_kept_alive_where_it_vanishes():
