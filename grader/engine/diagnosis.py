@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine.executors.base import Call, CallResult
+from grader.engine.executors.base import RAGGED_RETURN, Call, CallResult
 from grader.engine.kinds import Kind, kind_get
 from grader.engine.kinds.base import (
     BATCH,
@@ -97,10 +97,6 @@ _AXIS_ERROR = "out of bounds for array of dimension"
 # The codes of a reduction along a fixed or wrong axis (the softmax's, its backward pass's sum).
 WRONG_AXIS_CODES = frozenset({"softmax-wrong-axis", "backward-wrong-axis"})
 _OVERFLOW = "OverflowError"
-# numpy's words when a tuple returned holds arrays of different shapes (the attention
-# backward's (dQ, dK, dV) with one gradient misshapen): the sandbox reads the return value as
-# one array outside the student's frames, so the text quotes no line of theirs.
-_RAGGED = "inhomogeneous shape"
 
 
 class _Raised:
@@ -483,7 +479,7 @@ def _scale_changes(
 def _ragged_return(text: str) -> bool:
     """Did the call return arrays of different shapes that numpy could not read as one?"""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    return len(lines) == 1 and _RAGGED in lines[0]
+    return len(lines) == 1 and RAGGED_RETURN in lines[0]
 
 
 def _text_cause(text: str) -> str | None:

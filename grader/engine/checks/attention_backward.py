@@ -30,7 +30,7 @@ from grader.engine.checks.base import (
     rounded_to,
     shape_text,
 )
-from grader.engine.executors.base import CallResult
+from grader.engine.executors.base import RAGGED_RETURN, CallResult
 from grader.engine.inputs import (
     attention_backward_call,
     attention_backward_inputs,
@@ -49,9 +49,6 @@ ATOL64_PARAM = Param("atol", float, ATOL64, "Absolute tolerance against the refe
 # Central differences with a step of 1e-5 are exact to about 1e-10 on these inputs.
 FD_STEP = 1e-5
 
-# The text numpy raises with when the tuple's arrays have different shapes (numpy 1.24 on).
-_RAGGED = "inhomogeneous"
-
 
 def gradients_problem(
     probe: Probe,
@@ -66,7 +63,7 @@ def gradients_problem(
     """A finite numeric (3, ..., n, d) array, each of its ``parts`` (0 dQ, 1 dK, 2 dV) within
     tolerance."""
     shape = shape_text(expected.shape[1:])
-    if result is not None and result.error is not None and _RAGGED in result.error:
+    if result is not None and result.error is not None and RAGGED_RETURN in result.error:
         return messages.ATTN_BACKWARD_RAGGED.format(what=probe.what, shape=shape)
     problem = output_problem(probe, result)
     if problem is not None:
