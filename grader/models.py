@@ -45,6 +45,7 @@ class Exercise(models.Model):
         MULTI_HEAD = "multi-head-attention", "Multi-head attention"
         SOFTMAX = "softmax", "Softmax"
         SOFTMAX_BACKWARD = "softmax_backward", "Softmax backward"
+        ATTENTION_BACKWARD = "attention_backward", "Attention backward"
         DEMONSTRATION = "demonstration", "The ten-minute demonstration"
 
     slug = models.SlugField(unique=True)

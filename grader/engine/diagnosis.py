@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine.executors.base import Call, CallResult
+from grader.engine.executors.base import RAGGED_RETURN, Call, CallResult
 from grader.engine.kinds import Kind, kind_get
 from grader.engine.kinds.base import (
     BATCH,
@@ -257,6 +257,8 @@ def diagnose(
         arrays = isinstance(item.student, np.ndarray) and isinstance(ref, np.ndarray)
         if arrays and item.student.shape != ref.shape:
             codes.add("wrong-shape")
+        if _ragged_return(_error(item.result)):
+            codes.add("wrong-shape")
         if LARGE in item.probe.tags and _raised_with(item.result, _OVERFLOW):
             codes.add("unstable-softmax")  # math.exp raises where np.exp returns inf
 
@@ -474,10 +476,16 @@ def _scale_changes(
     return abs(scales[0] / scales[1] - 1.0) > SCALE_SPREAD
 
 
+def _ragged_return(text: str) -> bool:
+    """Did the call return arrays of different shapes that numpy could not read as one?"""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return len(lines) == 1 and RAGGED_RETURN in lines[0]
+
+
 def _text_cause(text: str) -> str | None:
     """The batch code an exception's text shows: its message, or the line that raised."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    if not lines:
+    if not lines or _ragged_return(text):
         return None
     message = lines[-1].lower()
     if any(e in message for e in _FIXED_NDIM_ERRORS):

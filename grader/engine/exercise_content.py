@@ -1,7 +1,7 @@
 """The built-in exercises: contracts, starter code, reference solutions and checks.
 
 No Django imports. The seed migrations (0002; 0011 for the softmax backward; 0012 for the
-demonstration) load these rows;
+demonstration; 0013 for the attention backward) load these rows;
 tests check that the statements name every check an exercise uses and that each reference
 solution passes its own checks. The slugs and signatures are a contract other tools rely on.
 """
@@ -13,6 +13,7 @@ from typing import Any
 from grader.engine.kinds import REFERENCE_SOURCES
 from grader.engine.reference import (
     KIND_ATTENTION,
+    KIND_ATTENTION_BACKWARD,
     KIND_DEMONSTRATION,
     KIND_MULTI_HEAD,
     KIND_SOFTMAX,
@@ -202,6 +203,72 @@ def softmax_backward(p, g):
     raise NotImplementedError("write softmax_backward here")
 '''
 
+ATTENTION_BACKWARD_STATEMENT = r"""
+An L3 (senior) exercise. Write `attention_backward(Q, K, V, dO, mask=None)` in numpy: the
+backward pass of scaled dot-product attention. The forward pass is
+
+$$S = \frac{QK^\top}{\sqrt{d_k}}, \qquad P = \operatorname{softmax}(S), \qquad O = PV,$$
+
+with $S$ set to $-\infty$ where the mask is False and the softmax over the last axis (the keys).
+Given $dO = \partial L / \partial O$, return $(dQ, dK, dV)$, the gradients of
+$L = \sum O \odot dO$ with respect to Q, K and V:
+
+$$dV = P^\top dO, \quad dP = dO\, V^\top, \quad
+dS = P \odot \Big(dP - \sum_j dP_{\cdot j} P_{\cdot j}\Big), \quad
+dQ = \frac{dS\, K}{\sqrt{d_k}}, \quad dK = \frac{dS^\top Q}{\sqrt{d_k}}.$$
+
+The middle step is the softmax backward of the previous exercise; the transposes act on the last
+two axes only (`np.swapaxes(a, -1, -2)`).
+
+### Contract
+
+- `Q` has shape `(..., n_q, d_k)`, `K` `(..., n_k, d_k)`, `V` `(..., n_k, d_v)` and `dO`
+  `(..., n_q, d_v)`: any number of leading batch axes (none included), the same on all four.
+- `mask` is None or a boolean array that broadcasts to `(..., n_q, n_k)`, True where a query
+  may attend to a key; every query may attend to at least one key. No gradient flows into a
+  masked score.
+- Return the tuple `(dQ, dK, dV)`, each with its input's shape and a float dtype. Leave the
+  inputs unchanged.
+- Return the gradients as they are, however small: where the scores are large the softmax
+  saturates and the gradient into Q and K vanishes. Do not clip P, add an epsilon or
+  renormalise.
+
+The grader reads the tuple as numpy does, one array of shape `(3, ..., n, d)`, so its hidden
+inputs have as many queries as keys and d_k = d_v (your function must still be right for any
+shapes).
+
+### What the hidden checks test
+
+1. **Finite differences**: small float64 inputs (a matrix, a batched stack, a causal mask);
+   each gradient against central differences of $\sum O \odot dO$, computed from the forward
+   pass alone, to a relative 1e-5 and an absolute 1e-7.
+2. **Batch axes**: none to two leading batch axes, up to 9 tokens, against the reference within
+   a relative tolerance of 1e-6 and an absolute one of 1e-9 (float64 arithmetic).
+3. **The mask**: a random mask, a causal mask shared by a batch and a key-padding mask of shape
+   `(n,)`, to the same tolerances.
+4. **The vanishing gradient**: Q and K multiplied by 8 and 16 (scores of standard deviation
+   64 and 256); dQ and dK must match the reference's to 1e-10 per unit of the largest entry of K,
+   dV to a relative 1e-6.
+5. **Stability**: scores of magnitude 1e3 and 1e4 must give finite, correct gradients; float32
+   inputs too.
+6. **No mutation** of the inputs.
+
+NaN or infinity in a gradient, or a result that is not three arrays, fails the check.
+"""
+
+ATTENTION_BACKWARD_STARTER = '''import numpy as np
+
+
+def attention_backward(Q, K, V, dO, mask=None):
+    """Gradients of sum(O * dO), O = softmax(Q K^T / sqrt(d_k), masked) V.
+
+    Q: (..., n_q, d_k), K: (..., n_k, d_k), V: (..., n_k, d_v), dO: (..., n_q, d_v).
+    mask: None, or booleans broadcastable to (..., n_q, n_k); True = may attend.
+    Returns (dQ, dK, dV), each of its input's shape.
+    """
+    raise NotImplementedError("write attention_backward here")
+'''
+
 DEMO_STATEMENT = r"""
 The question asks how you would show, in ten minutes, what the division by $\sqrt{d_k}$ does.
 Write that demonstration as a function, `scaling_demo(d_k, rng_seed, n=16)`: it draws random
@@ -343,6 +410,24 @@ EXERCISES: tuple[dict[str, Any], ...] = (
             _check("demo-values", 3),
             _check("demo-trend", 2),
             _check("demo-overflow", 1),
+        ),
+    },
+    {
+        "slug": "attention-backward",
+        "title": "Attention backward",
+        "kind": KIND_ATTENTION_BACKWARD,
+        "entry_point": "attention_backward",
+        "statement": ATTENTION_BACKWARD_STATEMENT.strip() + "\n",
+        "starter_code": ATTENTION_BACKWARD_STARTER,
+        "reference_solution": REFERENCE_SOURCES[KIND_ATTENTION_BACKWARD],
+        "order": 6,
+        "checks": (
+            _check("attention-backward-finite-differences", 3),
+            _check("attention-backward-values", 2),
+            _check("attention-backward-mask", 2),
+            _check("attention-backward-vanishing", 2),
+            _check("stability", 1),
+            _check("no-mutation", 1),
         ),
     },
 )

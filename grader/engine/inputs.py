@@ -92,6 +92,33 @@ def softmax_backward_inputs(
     return p.astype(dtype), unit(rng, shape).astype(dtype)
 
 
+def attention_backward_call(
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
+    dO: np.ndarray,
+    mask: np.ndarray | None = None,
+    *,
+    return_inputs: bool = False,
+) -> Call:
+    args: tuple = (Q, K, V, dO) if mask is None else (Q, K, V, dO, mask)
+    return Call(args=args, return_inputs=return_inputs)
+
+
+def attention_backward_inputs(
+    rng: np.random.Generator,
+    shape: tuple[int, ...],
+    scale: float = 1.0,
+    dtype: type = np.float64,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Q, K, V and dO, each of ``shape`` (..., n, d): the three gradients then share it, so the
+    tuple returned crosses the sandbox as one array. Q and K are multiplied by ``scale``, which
+    multiplies the scores by its square."""
+    Q, K = (unit(rng, shape) * scale for _ in range(2))
+    V, dO = unit(rng, shape), unit(rng, shape)
+    return tuple(a.astype(dtype) for a in (Q, K, V, dO))  # type: ignore[return-value]
+
+
 def saturated_scores(rng: np.random.Generator, shape: tuple[int, ...], bump: float) -> np.ndarray:
     """Scores of std 2 with one entry of each row raised by ``bump``: its softmax is nearly
     one-hot, the others' weights about exp(-bump)."""

@@ -126,3 +126,29 @@ def as_math(text: str) -> str:
     for pattern, name in _MATH_NAMES:
         head = pattern.sub(name, head)
     return head + newline + rest
+
+
+# The attention backward: the three gradients come back as one array (3, ..., n, d).
+GRADIENT_NAMES = ("dQ", "dK", "dV")
+ATTN_BACKWARD_SHAPE = (
+    "On {what}, your function must return the tuple (dQ, dK, dV), each of shape {shape} "
+    "(its input's); numpy read what it returned as an array of shape {got}."
+)
+ATTN_BACKWARD_RAGGED = (
+    "On {what}, the three arrays your function returned do not share one shape, though Q, K "
+    "and V do here: each gradient must have its input's shape, {shape}."
+)
+ATTN_BACKWARD_VALUES = (
+    "On {what}, your {grad} differs from {against}: the largest difference is {diff:.3g} "
+    "(allowed: {atol:g} + {rtol:g} * |expected|)."
+)
+ATTN_BACKWARD_AGAINST_FD = "the finite differences of sum(O * dO)"
+ATTN_BACKWARD_AGAINST_REFERENCE = "the expected gradient"
+ATTN_BACKWARD_VANISHING_LABEL = (
+    "A saturated softmax's vanishing gradient into Q and K (Q and K times {scales})"
+)
+ATTN_BACKWARD_VANISHING = (
+    "On {what}, the gradient into {grad} must vanish with the saturated softmax, as the "
+    "softmax backward's does: its entries are at most {expected:.3g}, yours reach {got:.3g}. "
+    "Do not clip P, add an epsilon or renormalise the gradient."
+)

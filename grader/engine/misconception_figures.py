@@ -15,6 +15,8 @@ from functools import cache
 
 import numpy as np
 
+from grader.engine import reference
+from grader.engine.inputs import WORKED_K, WORKED_Q
 from grader.engine.messages import as_math
 
 SEED = 0
@@ -487,6 +489,71 @@ def _backward_vanishing_hidden() -> Figure:
     )
 
 
+# The attention backward's figures: the worked example's Q and K, V = K (every gradient is
+# then (3, 4)) and dO picking the first output column, as the exercise's first visible example.
+_WORKED_DO = np.tile([1.0, 0.0, 0.0, 0.0], (3, 1))
+
+
+def _backward_scale_dropped() -> Figure:
+    dQ = reference.attention_backward(WORKED_Q, WORKED_K, WORKED_K, _WORKED_DO)[0]
+    return Figure(
+        "The worked example (d_k = 4), V = K, dO = [1, 0, 0, 0] in every row: dQ[0].",
+        (
+            ("dQ[0] with the 1/√d_k", _numbers(dQ[0])),
+            ("dQ[0] without it", _numbers(dQ[0] * math.sqrt(4))),
+            ("ratio, every entry", f"{math.sqrt(4):g} = √4"),
+        ),
+    )
+
+
+def _backward_softmax_constant() -> Figure:
+    p = softmax(ROW)
+    dP = np.ones(3)  # the same upstream gradient for every key of the row
+    dS = reference.softmax_backward(p, dP)
+    return Figure(
+        "Scores [1.0, 0.0, 0.5] and dP = [1, 1, 1]: raising every score of the row by the same "
+        "amount changes no weight, so the true gradient into the scores is 0.",
+        (
+            ("dS = P * (dP - sum(dP * P)) (right)", _numbers(np.abs(dS))),
+            ("dS = dP (softmax as a constant)", _numbers(dP)),
+        ),
+    )
+
+
+def _backward_transpose() -> Figure:
+    p = softmax(np.zeros((2, 3)))  # 2 queries, 3 keys
+    dO = np.ones((2, 4))
+    try:
+        untransposed = str((p @ dO).shape)
+    except ValueError as e:
+        untransposed = type(e).__name__  # (2, 3) @ (2, 4): the inner sizes differ
+    return Figure(
+        "Two queries and three keys (d_v = 4): V, and so dV, has shape (3, 4).",
+        (
+            ("Pᵀ @ dO (right)", str((p.T @ dO).shape)),
+            ("P @ dO", untransposed),
+        ),
+    )
+
+
+def _backward_mask_leak() -> Figure:
+    mask = np.tril(np.ones((3, 3), dtype=bool))
+    dP = _WORKED_DO @ WORKED_K.T
+    masked = reference.attention_weights(WORKED_Q, WORKED_K, mask)
+    unmasked = reference.attention_weights(WORKED_Q, WORKED_K)
+    leak = reference.softmax_backward(unmasked, dP)
+    return Figure(
+        "The worked example with a causal mask: the gradient into the three masked scores.",
+        (
+            (
+                "from the forward's masked P (right)",
+                _numbers(np.abs(reference.softmax_backward(masked, dP)[~mask])),
+            ),
+            ("from P recomputed without the mask", _numbers(leak[~mask])),
+        ),
+    )
+
+
 def _rounded_output() -> Figure:
     out = softmax(ROW)
     diff = float(np.abs(np.round(out, 4) - out).max())
@@ -622,6 +689,10 @@ _BUILDERS = {
     "backward-jacobian-batch": _backward_jacobian_batch,
     "backward-softmax-again": _backward_softmax_again,
     "backward-vanishing-hidden": _backward_vanishing_hidden,
+    "backward-scale-dropped": _backward_scale_dropped,
+    "backward-softmax-constant": _backward_softmax_constant,
+    "backward-transpose": _backward_transpose,
+    "backward-mask-leak": _backward_mask_leak,
     "demo-draws": _demo_draws,
     "demo-wrong-row": _demo_wrong_row,
     "rounded-output": _rounded_output,

@@ -238,6 +238,43 @@ _ALL: tuple[Misconception, ...] = (
         "float64, which holds values down to 1e-308.",
     ),
     Misconception(
+        "backward-scale-dropped",
+        "Attention backward: the 1/√d_k is left out of dQ and dK",
+        "Your forward pass divides the scores by √d_k, but your backward pass forgets it: "
+        "S = Q·Kᵀ / √d_k, so by the chain rule every gradient that flows through S into Q or "
+        "K is divided by √d_k too. Write dQ = dS @ K / √d_k and "
+        "dK = swapaxes(dS, -1, -2) @ Q / √d_k; dV does not pass through S and keeps no scale.",
+    ),
+    Misconception(
+        "backward-softmax-constant",
+        "Attention backward: the softmax is treated as a constant",
+        "Your function passes dP = dO·Vᵀ straight through to the scores, as if the softmax "
+        "had no Jacobian (dS = dP). Every weight of a row shares one denominator, so the "
+        "gradient into the scores is the softmax backward: "
+        "dS = P * (dP - sum(dP * P, axis=-1, keepdims=True)). Without the subtraction your "
+        "gradient does not vanish where the softmax saturates, and adding one number to a "
+        "whole row of scores (which changes nothing) would seem to matter.",
+    ),
+    Misconception(
+        "backward-transpose",
+        "Attention backward: a transpose on the wrong side",
+        "Each gradient has its input's shape, and the transposes follow from the forward "
+        "pass: O = P·V gives dV = Pᵀ·dO (key by value, so P is transposed) and dP = dO·Vᵀ; "
+        "S = Q·Kᵀ / √d_k gives dQ = dS·K / √d_k and dK = dSᵀ·Q / √d_k. With as many queries "
+        "as keys, P·dO or dS·Q run and have the right shape but the wrong values (and with "
+        "n_q ≠ n_k they fail). Check each product by its indices: dK[j] sums over the queries "
+        "i that attended to key j.",
+    ),
+    Misconception(
+        "backward-mask-leak",
+        "Attention backward: gradient flows into masked positions",
+        "A masked key gets weight exactly 0 in the forward pass, so nothing flows back "
+        "through it: its entries of dS must be 0. Your backward uses weights computed "
+        "without the mask (a softmax recomputed for the backward pass), so masked scores get "
+        "gradient and dQ and dK are wrong. Use the forward's masked P in the backward: "
+        "P * (dP - sum(dP * P)) is then 0 wherever P is.",
+    ),
+    Misconception(
         "rounded-output",
         "The output is rounded",
         "Your values agree with the expected ones only up to a few decimals: every difference "

@@ -74,6 +74,11 @@ PICTURES: dict[str, dict[str, str]] = {
         "caption": "The reference's largest gradient entry falls by more than thirty orders of "
         "magnitude as the scores grow; yours stops falling where it was clipped or floored.",
     },
+    "backward-scale-dropped": {
+        "picture": "vanishing",
+        "caption": "Without the 1/√d_k of the chain rule your gradient into Q is √d_k times the "
+        "reference's at every scale of the scores: your curve runs parallel, above it.",
+    },
     "backward-diagonal-only": {
         "picture": "example",
         "caption": "Without the −p·pᵀ term your rows do not sum to 0: raising every score by "

@@ -17,6 +17,7 @@ KIND_ATTENTION = "attention"
 KIND_MULTI_HEAD = "multi-head-attention"
 KIND_SOFTMAX = "softmax"
 KIND_SOFTMAX_BACKWARD = "softmax_backward"
+KIND_ATTENTION_BACKWARD = "attention_backward"
 KIND_DEMONSTRATION = "demonstration"
 # The names every check may judge (the registry, grader.engine.kinds.KINDS, has the same).
 KINDS = (
@@ -24,6 +25,7 @@ KINDS = (
     KIND_MULTI_HEAD,
     KIND_SOFTMAX,
     KIND_SOFTMAX_BACKWARD,
+    KIND_ATTENTION_BACKWARD,
     KIND_DEMONSTRATION,
 )
 
@@ -47,6 +49,74 @@ def softmax_backward(p: np.ndarray, g: np.ndarray) -> np.ndarray:
     p = np.asarray(p, dtype=np.float64)
     g = np.asarray(g, dtype=np.float64)
     return p * (g - np.sum(g * p, axis=-1, keepdims=True))
+
+
+def attention_backward(
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
+    dO: np.ndarray,
+    mask: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The gradients (dQ, dK, dV) of sum(O * dO), O = attention(Q, K, V, mask), batched.
+
+    The softmax's part is ``softmax_backward``: a masked key has weight exactly 0, so its
+    gradient is exactly 0 too, and nothing flows back into a masked score."""
+    Q, K, V, dO = (np.asarray(a, dtype=np.float64) for a in (Q, K, V, dO))
+    scale = np.sqrt(Q.shape[-1])
+    P = attention_weights(Q, K, mask)
+    dV = np.swapaxes(P, -1, -2) @ dO
+    dS = softmax_backward(P, dO @ np.swapaxes(V, -1, -2))
+    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, dV
+
+
+def attention_backward_stacked(
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
+    dO: np.ndarray,
+    mask: np.ndarray | None = None,
+) -> np.ndarray:
+    """``attention_backward``'s three gradients as numpy reads the tuple: one array of shape
+    (3, ..., n, d), which needs n_q = n_k and d_k = d_v (every graded input has them)."""
+    return np.stack(attention_backward(Q, K, V, dO, mask))
+
+
+def attention_loss(
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
+    dO: np.ndarray,
+    mask: np.ndarray | None = None,
+) -> float:
+    """sum(O * dO): the scalar whose gradients the attention backward returns."""
+    return float(np.sum(attention(Q, K, V, mask) * np.asarray(dO, dtype=np.float64)))
+
+
+def attention_finite_differences(
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
+    dO: np.ndarray,
+    mask: np.ndarray | None = None,
+    step: float = 1e-5,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Central differences of ``attention_loss`` in every entry of Q, K and V: the gradients
+    from the forward pass alone, with no formula of the backward's in them."""
+    inputs = [np.array(a, dtype=np.float64) for a in (Q, K, V)]
+    grads = []
+    for a in inputs:
+        grad = np.zeros_like(a)
+        for index in np.ndindex(a.shape):
+            saved = a[index]
+            losses = []
+            for sign in (1.0, -1.0):
+                a[index] = saved + sign * step
+                losses.append(attention_loss(*inputs, dO, mask))
+            a[index] = saved
+            grad[index] = (losses[0] - losses[1]) / (2 * step)
+        grads.append(grad)
+    return grads[0], grads[1], grads[2]
 
 
 def scaling_demonstration(d_k: int, rng_seed: int, n: int = 16) -> np.ndarray:

@@ -56,6 +56,10 @@ MSG_NOT_PROBABILITIES = (
     "(or give a shape, and p is the softmax of random scores)."
 )
 MSG_G_SHAPE = "g must have the shape of p (p has shape {p}, g has shape {g})."
+MSG_BACKWARD_SHAPES = (
+    "Q, K, V and dO must have one shape here, so the three gradients come back as one array "
+    "(they have {shapes})."
+)
 MSG_OUTPUT_TOO_LARGE = f"The output would have {{n}} entries; at most {MAX_ELEMENTS} are allowed."
 
 

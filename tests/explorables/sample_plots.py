@@ -14,6 +14,10 @@ import numpy as np
 
 from grader.engine import reference
 from grader.engine.executors.base import CallResult
+from grader.engine.kinds.attention_backward_mistakes import (
+    backward_clips_p as backward_clips_p_attention,
+)
+from grader.engine.kinds.attention_backward_mistakes import backward_scale_dropped
 from grader.engine.kinds.demonstration_mistakes import demo_never_divides
 from grader.engine.kinds.softmax_backward_mistakes import backward_clips_p, backward_diagonal_only
 from grader.engine.plots import plot_calls, plots_from_results
@@ -102,6 +106,11 @@ STUDENTS: dict[str, dict[str, Callable[..., Any]]] = {
         "correct": reference.softmax_backward,
         "backward-vanishing-hidden": backward_clips_p,
         "backward-diagonal-only": backward_diagonal_only,
+    },
+    "attention_backward": {
+        "correct": reference.attention_backward,
+        "backward-vanishing-hidden": backward_clips_p_attention,
+        "backward-scale-dropped": backward_scale_dropped,
     },
     # A curve and no heatmap: the function returns four numbers, no weights.
     "demonstration": {

@@ -78,3 +78,13 @@ def test_submission_plots_render_the_vanishing_gradient_without_javascript() -> 
     assert reference_last < 1e-30 and f"<td>{reference_last:.2e}</td>" in html
     clipped_last = plots["vanishing"]["student"][-1]
     assert clipped_last > 1e-8 and f"<td>{clipped_last:.2e}</td>" in html
+
+
+def test_submission_plots_render_the_attention_backward_dq_curve() -> None:
+    plots = sample_plots("attention_backward", "backward-scale-dropped")
+    html = render_to_string("explorables/submission_plots.html", {"plots": plots})
+    assert 'data-section="vanishing"' in html and "The largest entry of dQ" in html
+    assert html.count("<table") == 3  # student and reference dQ, the curve
+    dropped, reference = plots["vanishing"]["student"][0], plots["vanishing"]["reference"][0]
+    assert dropped == pytest.approx(reference * 8**0.5, rel=1e-3)
+    assert f"<td>{dropped:.2e}</td>" in html

@@ -15,12 +15,14 @@ from grader.engine.misconceptions import WRONG_IMPLEMENTATIONS
 ENTRY_POINTS = {"attention": "attention", "multi-head-attention": "multi_head_attention"}
 ENTRY_POINTS["softmax"] = "softmax"
 ENTRY_POINTS["softmax_backward"] = "softmax_backward"
+ENTRY_POINTS["attention_backward"] = "attention_backward"
 ENTRY_POINTS["demonstration"] = "scaling_demo"
 REFERENCE_FUNCS = {
     "attention": reference.attention,
     "multi-head-attention": reference.multi_head_attention,
     "softmax": reference.softmax,
     "softmax_backward": reference.softmax_backward,
+    "attention_backward": reference.attention_backward,
     "demonstration": reference.scaling_demonstration,
 }
 

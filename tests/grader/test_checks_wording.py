@@ -25,6 +25,7 @@ REFERENCES = {
     reference.KIND_MULTI_HEAD: reference.multi_head_attention,
     reference.KIND_SOFTMAX: reference.softmax,
     reference.KIND_SOFTMAX_BACKWARD: reference.softmax_backward,
+    reference.KIND_ATTENTION_BACKWARD: reference.attention_backward,
     reference.KIND_DEMONSTRATION: reference.scaling_demonstration,
 }
 

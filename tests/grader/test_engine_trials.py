@@ -30,6 +30,7 @@ ATT = reference.KIND_ATTENTION
 MHA = reference.KIND_MULTI_HEAD
 SMX = reference.KIND_SOFTMAX
 BWD = reference.KIND_SOFTMAX_BACKWARD
+ABW = reference.KIND_ATTENTION_BACKWARD
 DEMO = reference.KIND_DEMONSTRATION
 
 
@@ -78,6 +79,7 @@ def test_every_kind_has_three_examples_its_reference_passes(kind: str) -> None:
         MHA: "multi_head_attention",
         SMX: "softmax",
         BWD: "softmax_backward",
+        ABW: "attention_backward",
         DEMO: "scaling_demo",
     }[kind]
     func = {
@@ -85,6 +87,7 @@ def test_every_kind_has_three_examples_its_reference_passes(kind: str) -> None:
         MHA: reference.multi_head_attention,
         SMX: reference.softmax,
         BWD: reference.softmax_backward,
+        ABW: reference.attention_backward,
         DEMO: reference.scaling_demonstration,
     }
     report = run(func[kind], kind, entry=entry)

@@ -31,6 +31,20 @@ STATED: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         (rf"standard deviation {_LIST}", ("scales",)),
         (rf"relative {_NUM}, down to {_NUM}", ("rtol", "atol")),
     ],
+    "attention-backward-finite-differences": [
+        (rf"alone, to a relative {_NUM} and an absolute {_NUM}", ("rtol", "atol"))
+    ],
+    "attention-backward-values": [
+        (
+            rf"reference within\s+a relative tolerance of {_NUM} and an absolute one of {_NUM}",
+            ("rtol", "atol"),
+        )
+    ],
+    "attention-backward-vanishing": [
+        (rf"multiplied by {_LIST}", ("scales",)),
+        (rf"reference's to {_NUM} per unit", ("atol",)),
+        (rf"dV to a relative {_NUM}", ("rtol",)),
+    ],
 }
 
 

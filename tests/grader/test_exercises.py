@@ -22,6 +22,7 @@ SIGNATURES = {
     "stable-softmax": "def softmax(x, axis=-1):",
     "softmax-backward": "def softmax_backward(p, g):",
     "scaling-demonstration": "def scaling_demo(d_k, rng_seed, n=16):",
+    "attention-backward": "def attention_backward(Q, K, V, dO, mask=None):",
 }
 
 
@@ -48,6 +49,13 @@ def test_the_demonstration_row_has_its_own_kind():
     assert exercise.kind == Exercise.Kind.DEMONSTRATION == "demonstration"
     assert exercise.get_kind_display() == "The ten-minute demonstration"
     assert exercise.entry_point == "scaling_demo" and exercise.order == 5
+
+
+def test_the_attention_backward_row_has_its_own_kind():
+    exercise = Exercise.objects.get(slug="attention-backward")
+    assert exercise.kind == Exercise.Kind.ATTENTION_BACKWARD == "attention_backward"
+    assert exercise.get_kind_display() == "Attention backward"
+    assert exercise.entry_point == "attention_backward" and exercise.order == 6
 
 
 def test_spec_from_a_row_with_clamped_limits():

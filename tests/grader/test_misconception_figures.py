@@ -191,3 +191,45 @@ def test_softmax_backward_figures_of_softmax_again_and_the_vanishing_gradient() 
     assert r["at ×10"] == f"{largest(10):.1e}" == "5.4e-05"  # noqa: RUF001
     assert r["at ×80"] == f"{largest(80):.1e}"  # noqa: RUF001
     assert r["at ×80, p clipped to [1e-7, 1 − 1e-7]"] == "1.0e-07"  # noqa: RUF001
+
+
+# The attention backward's figures: the worked example (Q and K of the question's seed), V = K.
+WORKED_Q = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 0]], dtype=float)
+WORKED_K = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], dtype=float)
+
+
+def attention_ds(Q: np.ndarray, K: np.ndarray, dP: np.ndarray, mask=None) -> np.ndarray:
+    """dS one row at a time through the row's Jacobian, written out."""
+    S = Q @ K.T / math.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    P = softmax(S)
+    return np.stack([(np.diag(p) - np.outer(p, p)) @ g for p, g in zip(P, dP, strict=True)])
+
+
+def test_attention_backward_figure_of_the_dropped_scale() -> None:
+    dO = np.tile([1.0, 0.0, 0.0, 0.0], (3, 1))
+    dS = attention_ds(WORKED_Q, WORKED_K, dO @ WORKED_K.T)
+    dQ0 = dS[0] @ WORKED_K / 2.0
+    r = rows("backward-scale-dropped")
+    assert r["dQ[0] with the 1/√d_k"] == ", ".join(f"{x:.3f}" for x in dQ0)
+    assert r["dQ[0] without it"] == ", ".join(f"{x:.3f}" for x in 2 * dQ0)
+    assert r["ratio, every entry"] == "2 = √4"
+
+
+def test_attention_backward_figures_of_the_softmax_as_a_constant_and_the_transpose() -> None:
+    r = rows("backward-softmax-constant")
+    assert r["dS = P * (dP - sum(dP * P)) (right)"] == "0.000, 0.000, 0.000"
+    assert r["dS = dP (softmax as a constant)"] == "1.000, 1.000, 1.000"
+    r = rows("backward-transpose")
+    assert r == {"Pᵀ @ dO (right)": "(3, 4)", "P @ dO": "ValueError"}
+
+
+def test_attention_backward_figure_of_the_mask_leak() -> None:
+    mask = np.tril(np.ones((3, 3), dtype=bool))
+    dP = np.tile([1.0, 0.0, 0.0, 0.0], (3, 1)) @ WORKED_K.T
+    leak = attention_ds(WORKED_Q, WORKED_K, dP)[~mask]
+    r = rows("backward-mask-leak")
+    assert r["from the forward's masked P (right)"] == "0.000, 0.000, 0.000"
+    assert np.all(attention_ds(WORKED_Q, WORKED_K, dP, mask)[~mask] == 0.0)
+    assert r["from P recomputed without the mask"] == ", ".join(f"{x:.3f}" for x in leak)

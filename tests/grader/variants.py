@@ -171,10 +171,42 @@ def demo_loops(d_k, seed, n=16):
     return largest, largest / root, top(raw[0]), top([v / root for v in raw[0]])
 
 
+def attention_backward_einsum(Q, K, V, dO, mask=None):
+    c = 1.0 / np.sqrt(Q.shape[-1])
+    S = np.einsum("...id,...jd->...ij", Q, K) * c
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    P = np.exp(S - S.max(axis=-1, keepdims=True))
+    P = P / P.sum(axis=-1, keepdims=True)
+    dP = np.einsum("...iv,...jv->...ij", dO, V)
+    dS = P * (dP - np.einsum("...ij,...ij->...i", P, dP)[..., None])
+    dQ = np.einsum("...ij,...jd->...id", dS, K) * c
+    dK = np.einsum("...ij,...id->...jd", dS, Q) * c
+    return dQ, dK, np.einsum("...ij,...iv->...jv", P, dO)
+
+
+def attention_backward_row_jacobians(Q, K, V, dO, mask=None):
+    # The softmax backward one row at a time, through its n x n Jacobian.
+    d = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d)
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    P = np.exp(S - S.max(axis=-1, keepdims=True))
+    P = P / P.sum(axis=-1, keepdims=True)
+    dP = dO @ np.swapaxes(V, -1, -2)
+    dS = np.empty_like(P)
+    for idx in np.ndindex(*P.shape[:-1]):
+        p = P[idx]
+        dS[idx] = (np.diag(p) - np.outer(p, p)) @ dP[idx]
+    dK = np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d)
+    return dS @ K / math.sqrt(d), dK, np.swapaxes(P, -1, -2) @ dO
+
+
 CORRECT = {
     "attention": [attention_einsum, attention_scale_q_first, attention_float32, attention_loops],
     "multi-head-attention": [mha_einsum, mha_head_loop],
     "softmax": [softmax_logsumexp, softmax_moveaxis_loops, softmax_float32],
     "softmax_backward": [backward_jacobian_einsum, backward_row_loops],
+    "attention_backward": [attention_backward_einsum, attention_backward_row_jacobians],
     "demonstration": [demo_one_draw, demo_loops],
 }

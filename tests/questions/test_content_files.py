@@ -140,6 +140,7 @@ def test_question_fields_as_the_models_store_them() -> None:
         "stable-softmax",
         "softmax-backward",
         "scaling-demonstration",
+        "attention-backward",
     ]
     assert q003["follow_ups"][0]["expected_shape"] == "(n, n)"
     last = q003["follow_ups"][3]

@@ -398,3 +398,118 @@ def test_hostile_demonstration_is_judged_on_its_outputs(sandbox: FencedSandbox, 
     # Still healthy: the reference passes right after, on the same sandbox.
     after = sandbox.grade(spec=spec, code=REFERENCE_SOURCES[KIND_DEMONSTRATION], seed=3)
     assert after.status == "passed", after.to_dict()
+
+
+# --- hostile code aimed at the attention backward's grade ----------------------------------------
+# Its function returns a tuple, which the child reads as one array before anything crosses, and
+# its finite differences are computed here from the forward pass: each attack is graded whole by
+# grade() in the fenced runner, judged on the plain array that came back, and must leave the
+# sandbox healthy for the next grade.
+
+ATTENTION_BACKWARD_HOSTILE: dict[str, tuple[str, set[str]]] = {
+    # Judging happens outside the child: patching numpy in it changes no verdict.
+    "numpy_patched": (
+        """import numpy as np
+np.allclose = lambda *a, **k: True
+np.stack = lambda arrays, *a, **k: np.zeros((3, *np.shape(arrays[0])))
+
+
+def attention_backward(Q, K, V, dO, mask=None):
+    return np.zeros_like(Q), np.zeros_like(K), np.zeros_like(V)
+""",
+        {"failed"},
+    ),
+    # Objects that claim to be arrays: the child converts them to plain arrays before sending,
+    # so what they say about themselves afterwards never reaches the judge.
+    "lying_tuple": (
+        """import numpy as np
+
+
+class Lazy:
+    def __init__(self, shape):
+        self.shape = shape
+
+    def __array__(self, dtype=None, copy=None):
+        return np.zeros(self.shape)
+
+    def __eq__(self, other):
+        return True
+
+
+def attention_backward(Q, K, V, dO, mask=None):
+    return Lazy(Q.shape), Lazy(K.shape), Lazy(V.shape)
+""",
+        {"failed"},
+    ),
+    # A tuple far larger than any answer (a broadcast view, cheap to make): refused by size.
+    "huge_broadcast": (
+        """import numpy as np
+
+
+def attention_backward(Q, K, V, dO, mask=None):
+    big = np.broadcast_to(np.float64(1.0), (3, 4096, 4096, 64))
+    return big
+""",
+        {"failed", "error"},
+    ),
+    # Right on small inputs, spinning on the saturated ones: the limits stop the run.
+    "spin_on_large_scores": (
+        """import numpy as np
+
+
+def attention_backward(Q, K, V, dO, mask=None):
+    if np.max(np.abs(Q)) > 6:
+        while True:
+            pass
+    s = np.sqrt(Q.shape[-1])
+    S = Q @ np.swapaxes(K, -1, -2) / s
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    P = np.exp(S - S.max(-1, keepdims=True))
+    P = P / P.sum(-1, keepdims=True)
+    dP = dO @ np.swapaxes(V, -1, -2)
+    dS = P * (dP - (dP * P).sum(-1, keepdims=True))
+    return dS @ K / s, np.swapaxes(dS, -1, -2) @ Q / s, np.swapaxes(P, -1, -2) @ dO
+""",
+        {"failed", "error"},
+    ),
+    # The reference is not there to copy: no project files, no project modules.
+    "copy_the_reference": (
+        """import numpy as np
+
+try:
+    from grader.engine.reference import attention_backward as _ref
+except Exception:
+    _ref = None
+try:
+    _text = open("REFERENCE_PATH").read()
+except Exception:
+    _text = ""
+
+
+def attention_backward(Q, K, V, dO, mask=None):
+    if _ref is not None:
+        return _ref(Q, K, V, dO, mask)
+    return np.zeros_like(Q), np.zeros_like(K), np.ones_like(V) * len(_text)
+""",
+        {"failed"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATTENTION_BACKWARD_HOSTILE))
+def test_hostile_attention_backward_is_judged_on_its_outputs(sandbox: FencedSandbox, name: str):
+    from grader.engine.kinds import REFERENCE_SOURCES
+    from grader.engine.reference import KIND_ATTENTION_BACKWARD
+    from tests.grader.helpers import builtin_spec
+
+    code, statuses = ATTENTION_BACKWARD_HOSTILE[name]
+    reference_path = Path(__file__).resolve().parents[2] / "grader" / "engine" / "reference.py"
+    code = code.replace("REFERENCE_PATH", str(reference_path))  # the host's copy, not visible
+    spec = builtin_spec(KIND_ATTENTION_BACKWARD)
+    verdict = sandbox.grade(spec=spec, code=code, seed=3)
+    assert verdict.status in statuses, verdict.to_dict()
+    assert verdict.score < 1.0
+    # Still healthy: the reference passes right after, on the same sandbox.
+    after = sandbox.grade(spec=spec, code=REFERENCE_SOURCES[KIND_ATTENTION_BACKWARD], seed=3)
+    assert after.status == "passed", after.to_dict()

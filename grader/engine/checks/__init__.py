@@ -8,6 +8,12 @@ lists the checks it uses, by name, with parameters and weights (``ExerciseCheck`
 from __future__ import annotations
 
 from grader.engine.checks.attention import Mask, Saturation, Scale, Shapes, WorkedExample
+from grader.engine.checks.attention_backward import (
+    AttentionBackwardFiniteDifferences,
+    AttentionBackwardMask,
+    AttentionBackwardValues,
+    AttentionBackwardVanishing,
+)
 from grader.engine.checks.base import (
     Check,
     CheckNotRun,
@@ -46,6 +52,10 @@ _ALL: tuple[Check, ...] = (
     BackwardValues(),
     BackwardBatchAxes(),
     BackwardVanishing(),
+    AttentionBackwardFiniteDifferences(),
+    AttentionBackwardValues(),
+    AttentionBackwardMask(),
+    AttentionBackwardVanishing(),
     DemoValues(),
     DemoTrend(),
     DemoOverflow(),

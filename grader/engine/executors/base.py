@@ -70,6 +70,12 @@ _RUN_VERDICTS: dict[RunStatus, VerdictStatus | None] = {
 STUDENT_FAULT_STATUSES = frozenset(s for s in RunStatus if s.verdict == VerdictStatus.ERROR)
 
 
+# numpy's words when a returned tuple's arrays differ in shape (the attention backward's
+# (dQ, dK, dV) with one gradient misshapen): the sandbox reads a return value as one array,
+# outside the student's frames, so the error quotes no line of theirs.
+RAGGED_RETURN = "inhomogeneous shape"
+
+
 @dataclass(frozen=True)
 class CallResult:
     """The outcome of one call. Exactly one of ``output`` and ``error`` is set."""

@@ -1,7 +1,7 @@
 """The exercise kinds, registered in one place. No Django imports.
 
 One module per kind (``attention``, ``multi_head``, ``softmax``, ``softmax_backward``,
-``demonstration``), each
+``attention_backward``, ``demonstration``), each
 ending with its ``KIND`` (a ``base.Kind``). Adding a kind is one module plus its content,
 registered in ``KINDS`` below; grader/README.md says how.
 """
@@ -13,7 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine.kinds import attention, demonstration, multi_head, softmax, softmax_backward
+from grader.engine.kinds import (
+    attention,
+    attention_backward,
+    demonstration,
+    multi_head,
+    softmax,
+    softmax_backward,
+)
 from grader.engine.kinds.base import Kind, WrongImplementation
 
 # In this order everywhere a list of kinds is shown (the catalogue, the golden suite).
@@ -24,6 +31,7 @@ KINDS: dict[str, Kind] = {
         multi_head.KIND,
         softmax.KIND,
         softmax_backward.KIND,
+        attention_backward.KIND,
         demonstration.KIND,
     )
 }

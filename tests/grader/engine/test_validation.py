@@ -53,3 +53,22 @@ def test_validate_catches_and_names_every_softmax_backward_mistake():
     # The clipped and the flushed gradient pass every check but the vanishing one.
     hidden = [r for r in report.rows if r.code == "backward-vanishing-hidden"]
     assert {r.failed_checks for r in hidden} == {("backward-vanishing",)}
+
+
+def test_validate_catches_and_names_every_attention_backward_mistake():
+    kind = reference.KIND_ATTENTION_BACKWARD
+    report = validate_spec(
+        spec=builtin_spec(kind),
+        reference_source=REFERENCE_SOURCES[kind],
+        executor=SourceLookupExecutor(),
+    )
+    assert report.reference_passed and report.ok
+    assert len(report.rows) == 14
+    for row in report.rows:
+        assert row.caught and row.named, (row.implementation, row.verdict.to_dict())
+        assert row.verdict.diagnosis == (row.code,), row.implementation
+    # A clipped P is right wherever the softmax is not saturated: only the vanishing check
+    # and the finite differences (whose causal mask saturates a first row) see it.
+    clipped = next(r for r in report.rows if r.code == "backward-vanishing-hidden")
+    assert "attention-backward-vanishing" in clipped.failed_checks
+    assert "attention-backward-values" not in clipped.failed_checks

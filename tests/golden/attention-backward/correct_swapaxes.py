@@ -1,0 +1,16 @@
+import numpy as np
+
+
+def attention_backward(Q, K, V, dO, mask=None):
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    P = np.exp(S - S.max(axis=-1, keepdims=True))
+    P /= P.sum(axis=-1, keepdims=True)
+    dV = np.swapaxes(P, -1, -2) @ dO
+    dP = dO @ np.swapaxes(V, -1, -2)
+    dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))
+    dQ = dS @ K / np.sqrt(d_k)
+    dK = np.swapaxes(dS, -1, -2) @ Q / np.sqrt(d_k)
+    return dQ, dK, dV
