@@ -26,6 +26,7 @@ from common.rendering import render_inline
 from questions import assessment, assessment_eval, selectors
 from questions.assessment.specs import via_of
 from questions.events import answer_stored
+from questions.evidence import VIA_LABELS, EvidenceItem, evidence_items
 from questions.models import Attempt, CheckKind, ExampleAnswer, FollowUp, Question, Status
 from questions.selectors import DRAFTS_SESSION_KEY, Owner, attempts_for
 
@@ -222,14 +223,14 @@ class ExampleVerdict:
     got_key_points: tuple[str, ...]
     expected_wrong_answer: str
     got_wrong_answer: str
-    evidence: tuple[selectors.EvidenceItem, ...]
+    evidence: tuple[EvidenceItem, ...]
 
     @property
-    def counted(self) -> tuple[selectors.EvidenceItem, ...]:
+    def counted(self) -> tuple[EvidenceItem, ...]:
         return tuple(e for e in self.evidence if not e.denied)
 
     @property
-    def denied(self) -> tuple[selectors.EvidenceItem, ...]:
+    def denied(self) -> tuple[EvidenceItem, ...]:
         return tuple(e for e in self.evidence if e.denied)
 
     @property
@@ -268,7 +269,7 @@ class LineHits:
 
     @property
     def via_label(self) -> str:
-        return selectors.VIA_LABELS.get(self.via, "rule")
+        return VIA_LABELS.get(self.via, "rule")
 
 
 @dataclass(frozen=True)
@@ -418,7 +419,7 @@ def question_validate(*, question: Question) -> QuestionValidation:
             got_key_points=tuple(result.key_points),
             expected_wrong_answer=example.expected_wrong_answer or "",
             got_wrong_answer=result.wrong_answer or "",
-            evidence=tuple(selectors.evidence_items(result.evidence)),
+            evidence=tuple(evidence_items(result.evidence)),
         )
         for example, result in zip(judged, results, strict=True)
     )

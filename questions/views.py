@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from common.ratelimit import client_ip
 from common.rendering import render_markdown, render_segments
-from questions import selectors, services
+from questions import evidence, selectors, services
 from questions.forms import AnswerForm, FollowUpAnswerForm, QuestionFilterForm
 from questions.models import FollowUp, Question
 
@@ -69,7 +69,7 @@ def _detail_response(
     shown = content or selectors.question_content(question=question)
     if preview and trial_text:
         trial = selectors.preview_trial(content=shown, page=page, text=trial_text)
-        trial_evidence = selectors.answer_evidence(
+        trial_evidence = evidence.answer_evidence(
             key_points=[kp for kp in shown.key_points if kp.follow_up_id is None],
             covered=[kp.slug for kp in trial.key_points if kp.covered],
             wrong_answer=trial.wrong_answer_slug,
@@ -83,7 +83,7 @@ def _detail_response(
         "page": page,
         "question": page.question,
         "form": answer_form,
-        "evidence": None if preview else selectors.attempt_evidence(page=page, content=shown),
+        "evidence": None if preview else evidence.attempt_evidence(page=page, content=shown),
         "trial_evidence": trial_evidence,
         "follow_ups": follow_ups,
         "preview": preview,

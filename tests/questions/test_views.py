@@ -332,7 +332,7 @@ def test_no_known_wrong_answer_is_neutral_not_a_success(client: Client, question
 
 
 def test_denied_evidence_is_listed_once_per_sentence() -> None:
-    from questions.selectors import evidence_items
+    from questions.evidence import evidence_items
 
     sentence = "it is not true that the weights sum to one"
     raw = [
