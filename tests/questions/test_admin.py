@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from questions import admin as admin_module
-from questions import content_files, services
+from questions import admin_forms, content_files, services
 from questions.assessment import PATTERN_CATASTROPHIC
 from questions.models import Attempt, ExampleAnswer, KeyPoint, Question, Status
 from tests.factories import student_create, user_create
@@ -136,7 +136,7 @@ def test_example_answer_inline_offers_the_question_s_slugs(
     assert 'name="example_answers-__prefix__-expected_key_points"' in body
     assert 'type="checkbox"' in body and 'value="variance-grows"' in body
     assert '<option value="divide-by-dk">divide-by-dk</option>' in body
-    assert admin_module.NO_WRONG_ANSWER_CHOICE[1] in body
+    assert admin_forms.NO_WRONG_ANSWER_CHOICE[1] in body
     assert reverse("admin:questions_question_validate", args=[question.pk]) in body
     assert (
         'formaction="' + reverse("admin:questions_question_preview_draft", args=[question.pk])
@@ -168,7 +168,7 @@ def test_instructor_adds_an_example_answer(client: Client, instructor, question:
 
 def test_example_answer_form_refuses_key_points_of_another_target(question: Question) -> None:
     follow_up = question.follow_ups.get(key_points__slug="fu-no-error")
-    form = admin_module.ExampleAnswerForm(
+    form = admin_forms.ExampleAnswerForm(
         data={
             "text": "t",
             "follow_up": str(follow_up.pk),
@@ -180,10 +180,10 @@ def test_example_answer_form_refuses_key_points_of_another_target(question: Ques
     )
     assert not form.is_valid()
     assert form.errors["expected_key_points"] == [
-        admin_module.MSG_KEY_POINT_OTHER_TARGET.format(slugs="variance-grows")
+        admin_forms.MSG_KEY_POINT_OTHER_TARGET.format(slugs="variance-grows")
     ]
-    assert form.errors["expected_wrong_answer"] == [admin_module.MSG_NO_WRONG_ANSWER_ON_FOLLOW_UP]
-    unknown = admin_module.ExampleAnswerForm(
+    assert form.errors["expected_wrong_answer"] == [admin_forms.MSG_NO_WRONG_ANSWER_ON_FOLLOW_UP]
+    unknown = admin_forms.ExampleAnswerForm(
         data={"text": "t", "expected_key_points": ["no-such-point"], "ordering": "0"},
         question=question,
     )
@@ -449,8 +449,8 @@ def test_saving_a_catastrophic_pattern_is_refused_with_its_reason(
 # --- Authoring help: patterns checked and expanded on save, the slug, the help block --------
 
 
-def _key_point_form(patterns: str, question: Question) -> admin_module.KeyPointForm:
-    return admin_module.KeyPointForm(
+def _key_point_form(patterns: str, question: Question) -> admin_forms.KeyPointForm:
+    return admin_forms.KeyPointForm(
         data={"slug": "kp", "label": "A point", "patterns": patterns, "ordering": "0"},
         instance=KeyPoint(question=question),
     )
@@ -498,9 +498,9 @@ def test_patterns_are_optional(question: Question) -> None:
 
 
 def test_the_slug_keeps_the_square_root_as_a_word(client: Client, instructor) -> None:
-    assert admin_module.question_slug("Why divide by √d_k") == "why-divide-by-sqrt-d_k"
-    assert admin_module.question_slug("Scores ≈ 11") == "scores-about-11"
-    form = admin_module.QuestionForm(
+    assert admin_forms.question_slug("Why divide by √d_k") == "why-divide-by-sqrt-d_k"
+    assert admin_forms.question_slug("Scores ≈ 11") == "scores-about-11"
+    form = admin_forms.QuestionForm(
         data={
             "title": "Why divide by √d_k",
             "slug": "",
@@ -523,10 +523,10 @@ def test_the_edit_page_explains_every_line_kind(
     client.force_login(instructor)
     body = client.get(reverse("admin:questions_question_change", args=[question.pk])).content
     body = body.decode()
-    assert f'id="{admin_module.PATTERNS_HELP_ID}"' in body
+    assert f'id="{admin_forms.PATTERNS_HELP_ID}"' in body
     for kind in ("a regular expression", "a concept", "a refuting cue", "a shared set"):
         assert kind in body
-    assert f'aria-describedby="{admin_module.PATTERNS_HELP_ID}"' in body
+    assert f'aria-describedby="{admin_forms.PATTERNS_HELP_ID}"' in body
     assert "js/question_admin.js" in body
 
 
