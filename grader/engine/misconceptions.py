@@ -248,12 +248,15 @@ _ALL: tuple[Misconception, ...] = (
     Misconception(
         "backward-softmax-constant",
         "Attention backward: the softmax is treated as a constant",
-        "Your function passes dP = dO·Vᵀ straight through to the scores, as if the softmax "
-        "had no Jacobian (dS = dP). Every weight of a row shares one denominator, so the "
-        "gradient into the scores is the softmax backward: "
-        "dS = P * (dP - sum(dP * P, axis=-1, keepdims=True)). Without the subtraction your "
-        "gradient does not vanish where the softmax saturates, and adding one number to a "
-        "whole row of scores (which changes nothing) would seem to matter.",
+        "Your function treats the weights P as constants, in one of two ways: no gradient "
+        "reaches the scores at all (dQ = dK = 0, as if the weights only scaled V), or "
+        "dP = dO·Vᵀ passes straight through to the scores, as if the softmax had no Jacobian "
+        "(dS = dP). But P is computed from Q and K, so the gradient flows back through it, "
+        "and every weight of a row shares one denominator, so the gradient into the scores is "
+        "the softmax backward: dS = P * (dP - sum(dP * P, axis=-1, keepdims=True)), then "
+        "dQ = dS·K / √d_k and dK = dSᵀ·Q / √d_k. Without the subtraction your gradient does "
+        "not vanish where the softmax saturates, and adding one number to a whole row of "
+        "scores (which changes nothing) would seem to matter.",
     ),
     Misconception(
         "backward-transpose",

@@ -39,10 +39,12 @@ from grader.engine.inputs import (
 from grader.engine.kinds.attention_backward_mistakes import (
     attention_backward_variant,
     backward_clips_p,
+    backward_diagonal_only,
     backward_dk_untransposed,
     backward_dot_T,
     backward_dv_untransposed,
     backward_in_place,
+    backward_mask_after_softmax,
     backward_mask_boolean_index,
     backward_mask_ignored,
     backward_mask_leak,
@@ -52,6 +54,7 @@ from grader.engine.kinds.attention_backward_mistakes import (
     backward_two_dims_only,
     backward_unscaled,
     backward_unstable,
+    backward_weights_constant,
 )
 from grader.engine.kinds.base import (
     BATCH,
@@ -124,17 +127,21 @@ WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
     _wrong(
         "backward-softmax-constant", backward_softmax_constant, variant=("jacobian", "constant")
     ),
+    _wrong("backward-softmax-constant", backward_weights_constant, variant=("jacobian", "none")),
+    _wrong("backward-diagonal-only", backward_diagonal_only, variant=("jacobian", "diagonal")),
     _wrong("backward-transpose", backward_dv_untransposed, variant=("dv", "p")),
     _wrong("backward-transpose", backward_dk_untransposed, variant=("dk", "ds")),
     _wrong("backward-mask-leak", backward_mask_leak, _MASK, ("mask_how", "recomputed")),
     _wrong("mask-ignored", backward_mask_ignored, _MASK, ("mask_how", "ignored")),
+    # The weights masked after the softmax, never renormalised.
+    _wrong("unnormalized-weights", backward_mask_after_softmax, _MASK, ("mask_how", "after")),
     # Right where the scores are ordinary: the kind's rule names it (see _rules).
     _wrong(VANISHING_HIDDEN, backward_clips_p, _LARGE, ("jacobian", "clipped")),
     _wrong("unstable-softmax", backward_unstable, _LARGE, ("softmax", "naive")),
     _wrong("rounded-output", backward_rounded),
     _wrong("mutates-input", backward_in_place),
     # Right in 2-D; with batch axes .T raises, except on the cube probe, where it runs wrong.
-    _wrong("batch-transpose", backward_dot_T),
+    _wrong("batch-transpose", backward_dot_T, variant=("transpose", "T")),
     _wrong("batch-fixed-ndim", backward_two_dims_only, _BATCH),
     # Right with a mask of the scores' shape, raising with one that broadcasts: the kind's rule.
     _wrong(MASK_SHAPE_EXACT, backward_mask_boolean_index, _BATCH),

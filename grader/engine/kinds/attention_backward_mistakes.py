@@ -57,6 +57,32 @@ def backward_softmax_constant(Q, K, V, dO, mask=None):
     return dQ, dK, dV
 
 
+def backward_weights_constant(Q, K, V, dO, mask=None):
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    P = np.exp(S - S.max(axis=-1, keepdims=True))
+    P = P / P.sum(axis=-1, keepdims=True)
+    dV = np.swapaxes(P, -1, -2) @ dO  # the weights taken as constants: only V gets a gradient
+    return np.zeros_like(Q), np.zeros_like(K), dV
+
+
+def backward_diagonal_only(Q, K, V, dO, mask=None):
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    P = np.exp(S - S.max(axis=-1, keepdims=True))
+    P = P / P.sum(axis=-1, keepdims=True)
+    dV = np.swapaxes(P, -1, -2) @ dO
+    dP = dO @ np.swapaxes(V, -1, -2)
+    dS = P * (1 - P) * dP  # the Jacobian's diagonal only, as for a sigmoid
+    dQ = dS @ K / math.sqrt(d_k)
+    dK = np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)
+    return dQ, dK, dV
+
+
 def backward_dv_untransposed(Q, K, V, dO, mask=None):
     d_k = Q.shape[-1]
     S = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)
@@ -108,6 +134,21 @@ def backward_mask_ignored(Q, K, V, dO, mask=None):
     S = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)  # the mask is accepted, never used
     P = np.exp(S - S.max(axis=-1, keepdims=True))
     P = P / P.sum(axis=-1, keepdims=True)
+    dV = np.swapaxes(P, -1, -2) @ dO
+    dP = dO @ np.swapaxes(V, -1, -2)
+    dS = P * (dP - np.sum(dP * P, axis=-1, keepdims=True))
+    dQ = dS @ K / math.sqrt(d_k)
+    dK = np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)
+    return dQ, dK, dV
+
+
+def backward_mask_after_softmax(Q, K, V, dO, mask=None):
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)
+    P = np.exp(S - S.max(axis=-1, keepdims=True))
+    P = P / P.sum(axis=-1, keepdims=True)
+    if mask is not None:
+        P = P * mask  # masked after the softmax: the rows no longer sum to 1
     dV = np.swapaxes(P, -1, -2) @ dO
     dP = dO @ np.swapaxes(V, -1, -2)
     dS = P * (dP - np.sum(dP * P, axis=-1, keepdims=True))
@@ -238,10 +279,14 @@ def attention_backward_variant(
     dv="transposed",
     dk="transposed",
     mask_how="forward",
+    transpose="swapaxes",
 ):
+    def t(a):
+        return a.T if transpose == "T" else np.swapaxes(a, -1, -2)
+
     s = math.sqrt(Q.shape[-1])
-    S = Q @ np.swapaxes(K, -1, -2) / (1.0 if scale == "none" else s)
-    used = None if mask_how == "ignored" else mask
+    S = Q @ t(K) / (1.0 if scale == "none" else s)
+    used = None if mask_how in ("ignored", "after") else mask
 
     def weights(scores, m):
         if softmax == "naive":
@@ -255,11 +300,17 @@ def attention_backward_variant(
         return P / P.sum(axis=-1, keepdims=True)
 
     P = weights(S, used)
+    if mask_how == "after" and mask is not None:
+        P = P * mask
     P_back = weights(S, None) if mask_how == "recomputed" else P
-    dV = (P if dv == "p" else np.swapaxes(P, -1, -2)) @ dO
-    dP = dO @ np.swapaxes(V, -1, -2)
+    dV = (P if dv == "p" else t(P)) @ dO
+    dP = dO @ t(V)
     if jacobian == "constant":
         dS = dP if used is None else np.where(used, dP, 0.0)
+    elif jacobian == "none":
+        dS = np.zeros_like(dP)
+    elif jacobian == "diagonal":
+        dS = P_back * (1 - P_back) * dP
     else:
         Pg = P_back
         if jacobian == "clipped":
@@ -269,5 +320,5 @@ def attention_backward_variant(
         dS = Pg * (dP - np.sum(dP * Pg, axis=-1, keepdims=True))
     back = s if scale == "chained" else 1.0
     dQ = dS @ K / back
-    dK = (dS if dk == "ds" else np.swapaxes(dS, -1, -2)) @ Q / back
+    dK = (dS if dk == "ds" else t(dS)) @ Q / back
     return dQ, dK, dV

@@ -63,7 +63,7 @@ def test_validate_catches_and_names_every_attention_backward_mistake():
         executor=SourceLookupExecutor(),
     )
     assert report.reference_passed and report.ok
-    assert len(report.rows) == 14
+    assert len(report.rows) == 17
     for row in report.rows:
         assert row.caught and row.named, (row.implementation, row.verdict.to_dict())
         assert row.verdict.diagnosis == (row.code,), row.implementation

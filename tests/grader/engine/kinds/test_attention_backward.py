@@ -133,6 +133,12 @@ def test_the_rule_names_a_gradient_kept_alive_where_it_vanishes():
             ("backward-softmax-constant", "mask-ignored"),
         ),
         ({"scale": "none", "softmax": "naive"}, ("missing-scale", "unstable-softmax")),
+        # .T raises wherever batch axes do not make a cube: the raising inputs agree too.
+        ({"scale": "dropped", "transpose": "T"}, ("backward-scale-dropped", "batch-transpose")),
+        (
+            {"jacobian": "diagonal", "mask_how": "after"},
+            ("unnormalized-weights", "backward-diagonal-only"),
+        ),
     ],
 )
 def test_two_mistakes_at_once_are_both_named(options, codes):
