@@ -10,12 +10,13 @@ clause embeddings (the clauses that carry it against every clause of the other e
 scored on each clause of an answer that takes the claim the way its nearest prototype does.
 It diagnoses only when the reader diagnosed nothing, and only when its score clears a threshold
 set by leave-one-out over the examples (the best other example's score plus a margin), which
-must also recover at least half of the wrong answer's own examples.
+must also recover at least half of the wrong answer's own examples. A stricter variant widens
+the margin and never reads an answer that negates or reports anything.
 
-Prints, without and with the contrast, the wrong-answer accuracy and false rebuttals of
-`does-the-scale-change-the-winner` on its two held-out batches, and of every other question
-stripped of its patterns and given a fixed random draw of its `dev` answers as examples: what
-a question authored by meaning would get. The baseline is the reader without the contrast.
+Prints, without and with the contrast (both variants), the wrong-answer accuracy and false
+rebuttals of `does-the-scale-change-the-winner` on its two held-out batches, and of every other
+question stripped of its patterns and given a fixed random draw of its `dev` answers as
+examples: what a question authored by meaning would get. The baseline is the reader alone.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
 from questions import assessment as a
 from questions.assessment import meaning
-from questions.assessment.free_text import is_stuffing
+from questions.assessment.free_text import _ATTRIBUTION, _NEGATORS, is_stuffing
 from questions.assessment_eval import Assess, EvalCase, TargetSpecs, eval_set_read, evaluate
 from questions.content_files import content_bundle
 
@@ -37,6 +38,9 @@ QUESTION = "does-the-scale-change-the-winner"
 BLIND_PREFIX = "winner-b"
 RIDGE = 0.01
 THRESHOLD_MARGIN = 0.05
+# The stricter variant: a wider margin, and never on an answer that negates or reports anything
+# (the rule word overlap follows in free_text), since denials are what it misreads.
+STRICT_MARGIN = 0.1
 MIN_EXAMPLES = 3
 MIN_RECOVERED = 0.5
 POOL_EXAMPLES = 22
@@ -96,7 +100,7 @@ def _index(specs: TargetSpecs, examples: Sequence[a.ExampleSpec]) -> meaning.Mea
 
 
 @lru_cache(maxsize=64)
-def _contrasts(specs: TargetSpecs) -> dict[str, tuple[meaning._Claim, Contrast]]:
+def _contrasts(specs: TargetSpecs, margin: float) -> dict[str, tuple[meaning._Claim, Contrast]]:
     examples = list(specs.examples)
     index = _index(specs, examples)
     found: dict[str, tuple[meaning._Claim, Contrast]] = {}
@@ -112,7 +116,7 @@ def _contrasts(specs: TargetSpecs) -> dict[str, tuple[meaning._Claim, Contrast]]
             held_out = _index(specs, examples[:k] + examples[k + 1 :]).claims[wrong.slug]
             score = _score(held_out, _discriminant(held_out), example.text)[0]
             (own if example.wrong_answer == wrong.slug else others).append(score)
-        threshold = max(others) + THRESHOLD_MARGIN if others else None
+        threshold = max(others) + margin if others else None
         recovered = sum(s >= threshold for s in own) if threshold is not None else 0
         if len(own) < MIN_EXAMPLES or recovered < max(1, MIN_RECOVERED * len(own)):
             threshold = None
@@ -125,14 +129,21 @@ def with_contrast(
     key_points: Sequence[a.KeyPointSpec],
     wrong_answers: Sequence[a.WrongAnswerSpec],
     examples: Sequence[a.ExampleSpec],
+    *,
+    strict: bool = False,
 ) -> a.TextAssessment:
     """The reader's assessment, with the wrong answer the contrast finds when it found none."""
     result = a.assess_text(text, key_points, wrong_answers, examples)
     if result.wrong_answer is not None or result.stuffing:
         return result
+    normalised = a.normalise_text(text)
+    if strict and (_NEGATORS.search(normalised) or _ATTRIBUTION.search(normalised)):
+        return result
     specs = TargetSpecs(tuple(key_points), tuple(wrong_answers), tuple(examples))
     best: tuple[float, str, a.Evidence] | None = None
-    for slug, (claim, contrast) in _contrasts(specs).items():
+    for slug, (claim, contrast) in _contrasts(
+        specs, STRICT_MARGIN if strict else THRESHOLD_MARGIN
+    ).items():
         if contrast.threshold is None:
             continue
         score, i, units = _score(claim, (contrast.weights, contrast.bias, contrast.centre), text)
@@ -193,6 +204,7 @@ def main() -> None:
     for label, assess in (
         ("reader alone (baseline)", a.assess_text),
         ("reader and contrast", with_contrast),
+        ("reader and contrast, stricter", partial(with_contrast, strict=True)),
     ):
         print(f"== {label}")
         _line(
