@@ -321,6 +321,11 @@ def test_the_blind_batch_is_selected_by_its_prefix_and_holds_the_issue_targets(
     assert blind["false_rebuttals"] <= BLIND_FLOOR["false_rebuttals"]
 
 
+# A second held-out batch of 30 answers to it, written after the first had been looked at
+# while tuning and measured blind before the reader changed.
+MEANING_BLIND = "winner-b"
+MEANING_BLIND_CASES = 30
+
 # The question authored by meaning only, on its 40 held-out answers (written before the reader
 # was tuned, never among its examples): floors just under the figures measured.
 MEANING_FLOORS = {"key_point_micro_f1": 0.84, "wrong_answer_accuracy": 0.7, "false_rebuttals": 1}
@@ -329,7 +334,10 @@ MEANING_FLOORS = {"key_point_micro_f1": 0.84, "wrong_answer_accuracy": 0.7, "fal
 @pytest.mark.django_db
 def test_the_question_authored_by_meaning_holds_its_figures(seed_content: None) -> None:
     slug = MEANING_QUESTIONS[0]
-    data = json.loads(run("--json", "--split", "heldout", "--question", slug))["heldout"]
+    output = run(
+        "--json", "--split", "heldout", "--question", slug, "--exclude-id-prefix", MEANING_BLIND
+    )
+    data = json.loads(output)["heldout"]
     figures = data["questions"][slug]
     assert figures["cases"] == MEANING_MIN_HELDOUT
     assert figures["key_point_micro_f1"] >= MEANING_FLOORS["key_point_micro_f1"]
@@ -339,6 +347,26 @@ def test_the_question_authored_by_meaning_holds_its_figures(seed_content: None) 
     misjudged = data["questions"][slug]["misjudged"]
     vias = {e["via"] for m in misjudged for e in m["evidence"]}
     assert vias <= {"meaning"}
+
+
+MEANING_BLIND_FLOORS = {
+    "key_point_micro_f1": 0.6,
+    "wrong_answer_accuracy": 0.6,
+    "false_rebuttals": 0,
+}
+
+
+@pytest.mark.django_db
+def test_the_question_authored_by_meaning_holds_its_figures_on_the_blind_batch(
+    seed_content: None,
+) -> None:
+    slug = MEANING_QUESTIONS[0]
+    output = run("--json", "--split", "heldout", "--question", slug, "--id-prefix", MEANING_BLIND)
+    figures = json.loads(output)["heldout"]["questions"][slug]
+    assert figures["cases"] == MEANING_BLIND_CASES
+    assert figures["key_point_micro_f1"] >= MEANING_BLIND_FLOORS["key_point_micro_f1"]
+    assert figures["wrong_answer_accuracy"] >= MEANING_BLIND_FLOORS["wrong_answer_accuracy"]
+    assert figures["false_rebuttals"] <= MEANING_BLIND_FLOORS["false_rebuttals"]
 
 
 # The main question's later wrong answers (the scale from the sequence length, fp16 overflow,
