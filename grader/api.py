@@ -30,7 +30,7 @@ from common.schema import TEXT_PATTERN
 from grader.engine.limits import CODE_MAX_BYTES
 from grader.models import Exercise, Submission
 from grader.selectors.exercises import (
-    exercise_get_published,
+    exercise_get_submittable,
     exercise_limits,
     exercise_limits_text,
 )
@@ -316,7 +316,7 @@ class SubmissionViewSet(
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         payload = SubmissionCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        exercise = exercise_get_published(slug=payload.validated_data["exercise"])
+        exercise = exercise_get_submittable(slug=payload.validated_data["exercise"])
         try:
             submission = submission_create(
                 user=request.user, exercise=exercise, code=payload.validated_data["code"]

@@ -159,9 +159,23 @@ def exercise_progress(*, exercise: Exercise) -> str:
 
 
 def exercise_get_published(*, slug: str) -> Exercise:
-    """The published exercise of this slug, or 404 (read on every submit)."""
+    """The published exercise of this slug, or 404."""
+    return _published(Exercise.objects.all(), slug=slug)
+
+
+# What a submit reads of its exercise (grader.services.submitting and the response's slug): not
+# the statement or the reference solution, the row's largest columns, on every submit.
+_SUBMIT_FIELDS = ("slug", "is_published", "starter_code")
+
+
+def exercise_get_submittable(*, slug: str) -> Exercise:
+    """The published exercise of this slug with what a submit reads of it, or 404."""
+    return _published(Exercise.objects.only(*_SUBMIT_FIELDS), slug=slug)
+
+
+def _published(exercises: QuerySet[Exercise], *, slug: str) -> Exercise:
     try:
-        exercise = Exercise.objects.get(slug=slug)
+        exercise = exercises.get(slug=slug)
     except Exercise.DoesNotExist:
         raise Http404("No such exercise.") from None
     if not exercise.is_published:

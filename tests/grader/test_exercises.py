@@ -4,13 +4,19 @@ spec a grade reads from them, and validating an exercise's checks."""
 import re
 
 import pytest
+from django.http import Http404
 from django.test import Client
 from rest_framework.test import APIClient
 
 from grader.engine.exercise_content import EXERCISES
 from grader.engine.sandbox import messages as M
 from grader.models import Exercise
-from grader.selectors.exercises import exercise_limits, exercise_limits_text, exercise_spec_get
+from grader.selectors.exercises import (
+    exercise_get_submittable,
+    exercise_limits,
+    exercise_limits_text,
+    exercise_spec_get,
+)
 from grader.services.exercises import exercise_validate
 from tests.grader.fakes import SourceLookupExecutor
 
@@ -56,6 +62,23 @@ def test_the_attention_backward_row_has_its_own_kind():
     assert exercise.kind == Exercise.Kind.ATTENTION_BACKWARD == "attention_backward"
     assert exercise.get_kind_display() == "Attention backward"
     assert exercise.entry_point == "attention_backward" and exercise.order == 6
+
+
+def test_a_submit_reads_its_exercise_without_the_statement_and_the_solution(
+    django_assert_num_queries,
+):
+    with django_assert_num_queries(1):
+        exercise = exercise_get_submittable(slug="stable-softmax")
+        assert exercise.slug == "stable-softmax" and exercise.is_published
+        assert "def softmax(x, axis=-1):" in exercise.starter_code
+    assert {"statement", "reference_solution"} <= exercise.get_deferred_fields()
+
+
+def test_a_submit_finds_no_unpublished_or_unknown_exercise():
+    Exercise.objects.filter(slug="stable-softmax").update(is_published=False)
+    for slug in ("stable-softmax", "no-such-exercise"):
+        with pytest.raises(Http404):
+            exercise_get_submittable(slug=slug)
 
 
 def test_spec_from_a_row_with_clamped_limits():
