@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import re
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -36,7 +35,17 @@ from typing import Any
 
 import numpy as np
 
-from grader.engine.executors.base import RAGGED_RETURN, Call, CallResult
+from grader.engine.diagnosis_signs import (
+    BATCH_CODES,
+    BATCH_FIXED_NDIM,
+    BATCH_NP_DOT,
+    BATCH_UNSUPPORTED,
+    effective_scale,
+    ragged_return,
+    rounded_decimals,
+    text_cause,
+)
+from grader.engine.executors.base import Call, CallResult
 from grader.engine.kinds import Kind, kind_get
 from grader.engine.kinds.base import (
     BATCH,
@@ -52,8 +61,6 @@ from grader.engine.misconceptions import CODES
 
 # A measured scale is "the same" on every probe within this relative spread...
 SCALE_SPREAD = 1e-3
-# ... and the weights must be softmax(scores / c) to within this (log-weight) residual.
-SCALE_RESIDUAL = 1e-4
 
 # Two outputs "match" within float32 rounding of O(1) values ...
 MATCH_RTOL = 1e-3
@@ -62,37 +69,10 @@ MATCH_ATOL = 1e-4
 DIFFER_RTOL = 1e-2
 DIFFER_ATOL = 1e-3
 
-# Rounded outputs: every value a multiple of 10^-d, for d up to this many decimals.
-MAX_ROUNDED_DECIMALS = 6
-ROUNDED_MIN_VALUES = 20  # fewer values could be multiples of 10^-d by chance
 
-# Batch codes, from the most specific cause to none recognised.
-BATCH_TRANSPOSE = "batch-transpose"
-BATCH_NP_DOT = "batch-np-dot"
-BATCH_FIXED_NDIM = "batch-fixed-ndim"
-BATCH_UNSUPPORTED = "batch-unsupported"
-BATCH_CODES = (BATCH_TRANSPOSE, BATCH_NP_DOT, BATCH_FIXED_NDIM, BATCH_UNSUPPORTED)
 # Batch axes work, and so does a mask, but not a mask that must broadcast over the batch.
 MASK_SHAPE_EXACT = "mask-shape-exact"
 
-# What an exception says when code assumed a number of dimensions (numpy 1.x and 2.x wording).
-_FIXED_NDIM_ERRORS = (
-    "values to unpack",  # n, d = Q.shape
-    "axes don't match array",  # transpose(0, 2, 1) on 2-D or 4-D
-    "out of bounds for array of dimension",  # axis=2, swapaxes(1, 2), ...
-    "tuple index out of range",  # Q.shape[2]
-    "cannot reshape array",  # reshape(b, n, h, d) with a hand-written batch axis
-    "converted to python scalars",  # math.exp of a row: a loop that expected numbers
-    "setting an array element with a sequence",
-    "too many indices for array",
-    "truth value of an array with more than one element is ambiguous",  # max(row) of a matrix
-    "more dimensions than subscripts",  # np.einsum("id,jd->ij", ...) on 3-D
-    "too many subscripts",
-)
-_DOT_T = re.compile(r"\.T\b|np\.transpose\(\s*\w+\s*\)|\.transpose\(\s*\)")
-_NP_DOT = re.compile(r"\bdot\(")
-# Idioms of 2-D code in the line that raised: a column vector made by reshape or indexing.
-_TWO_D_IDIOM = re.compile(r"reshape\(\s*-1\s*,\s*1\s*\)|\[\s*:\s*,\s*(None|np\.newaxis)\s*\]")
 _AXIS_ERROR = "out of bounds for array of dimension"
 # The codes of a reduction along a fixed or wrong axis (the softmax's, its backward pass's sum).
 WRONG_AXIS_CODES = frozenset({"softmax-wrong-axis", "backward-wrong-axis"})
@@ -257,7 +237,7 @@ def diagnose(
         arrays = isinstance(item.student, np.ndarray) and isinstance(ref, np.ndarray)
         if arrays and item.student.shape != ref.shape:
             codes.add("wrong-shape")
-        if _ragged_return(_error(item.result)):
+        if ragged_return(_error(item.result)):
             codes.add("wrong-shape")
         if LARGE in item.probe.tags and _raised_with(item.result, _OVERFLOW):
             codes.add("unstable-softmax")  # math.exp raises where np.exp returns inf
@@ -265,7 +245,7 @@ def diagnose(
     if _overflows_only_when_large(seen):
         codes.add("unstable-softmax")
 
-    decimals = _rounded_decimals([s.student for s in seen if PLAIN in s.probe.tags])
+    decimals = rounded_decimals([s.student for s in seen if PLAIN in s.probe.tags])
     if decimals is not None:
         codes.add("rounded-output")
 
@@ -308,7 +288,7 @@ def _seen(
         group = [i, *sorted(copies.get(i, []), key=lambda j: probes[j].form)]
         j = next((j for j in group if isinstance(outcomes[j], np.ndarray)), i)
         student = _batch_element_0(outcomes[j], probes[j].form)
-        if student is RAISED and _text_cause(_error(results[j])) == BATCH_FIXED_NDIM:
+        if student is RAISED and text_cause(_error(results[j])) == BATCH_FIXED_NDIM:
             student = None  # raised for its number of dimensions: the batch code says so
         seen.append(_Seen(probe, probes[j], results[j], student))
     return seen
@@ -427,20 +407,6 @@ def _raised_with(result: CallResult | None, needle: str) -> bool:
     return result is not None and result.output is None and needle in (result.error or "")
 
 
-def _rounded_decimals(students: Sequence[Outcome]) -> int | None:
-    """d when every finite output value is a multiple of 10^-d (d <= 6) and not all are whole
-    numbers: outputs rounded for printing. Float arithmetic never lands on such a grid."""
-    arrays = [a[np.isfinite(a)] for a in students if isinstance(a, np.ndarray)]
-    values = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0)
-    if values.size < ROUNDED_MIN_VALUES or np.all(values == np.rint(values)):
-        return None
-    for d in range(1, MAX_ROUNDED_DECIMALS + 1):
-        scaled = values * 10.0**d
-        if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
-            return d
-    return None
-
-
 def _softmax_other_axis(kind: Kind, seen: Sequence[_Seen], refs: Sequence[Outcome]) -> bool:
     """True when, wherever the student's softmax is wrong, it is the softmax along another
     axis (or over the whole array, or a sum that lost its axis): a hard-coded ``axis=1`` or
@@ -469,42 +435,11 @@ def _scale_changes(
         triples = kind.weight_triples(probe.call, out) if kind.weight_triples else None
         if not triples:
             return False
-        found = [_effective_scale(q, k, w) for q, k, w in triples]
+        found = [effective_scale(q, k, w) for q, k, w in triples]
         if any(c is None for c in found):
             return False
         scales.append(found[0])
     return abs(scales[0] / scales[1] - 1.0) > SCALE_SPREAD
-
-
-def _ragged_return(text: str) -> bool:
-    """Did the call return arrays of different shapes that numpy could not read as one?"""
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return len(lines) == 1 and RAGGED_RETURN in lines[0]
-
-
-def _text_cause(text: str) -> str | None:
-    """The batch code an exception's text shows: its message, or the line that raised."""
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    if not lines or _ragged_return(text):
-        return None
-    message = lines[-1].lower()
-    if any(e in message for e in _FIXED_NDIM_ERRORS):
-        return BATCH_FIXED_NDIM
-    code_lines = [
-        line.strip()
-        for line in lines[:-1]
-        if line.startswith("    ")
-        and line.strip().strip("^~ ")
-        and not line.strip().startswith("File ")
-    ]
-    where = code_lines[-1] if code_lines else ""
-    if _DOT_T.search(where):
-        return BATCH_TRANSPOSE
-    if _TWO_D_IDIOM.search(where):
-        return BATCH_FIXED_NDIM
-    if _NP_DOT.search(where):
-        return BATCH_NP_DOT
-    return None
 
 
 def _batch_codes(
@@ -535,7 +470,7 @@ def _batch_codes(
                 texts = [t for t in texts if _AXIS_ERROR not in t]
             # Only a recognised cause: a softmax that raises on some shapes for another reason
             # (a sum without keepdims that cannot broadcast) is named by what it computes.
-            texts = [t for t in texts if _text_cause(t) == BATCH_FIXED_NDIM]
+            texts = [t for t in texts if text_cause(t) == BATCH_FIXED_NDIM]
             fixed_ndim = _right_up_to_a_rank(kind, probes, outcomes, plain)
             failed = bool(texts) or fixed_ndim
     else:
@@ -596,7 +531,7 @@ def _batch_codes(
         return set()
     if fixed_ndim:
         return {BATCH_FIXED_NDIM}
-    causes = {_text_cause(t) for t in texts}
+    causes = {text_cause(t) for t in texts}
     if np_dot:
         causes.add(BATCH_NP_DOT)
     for code in BATCH_CODES:
@@ -665,28 +600,6 @@ def _only_the_broadcast_mask_fails(
     return bool(masked and unmasked and unrelated)
 
 
-def _effective_scale(q: np.ndarray, k: np.ndarray, w: np.ndarray) -> float | None:
-    """The c with w = softmax(q·kᵀ / c), if the weights are exactly that for some c > 0.
-
-    log w_ij = s_ij / c - log Z_i, so after removing each row's mean the log-weights are the
-    centred scores divided by c: a one-parameter least-squares fit, with a residual test.
-    """
-    if w.shape != (q.shape[0], k.shape[0]) or not np.all(np.isfinite(w)) or np.any(w <= 0):
-        return None
-    if not np.allclose(w.sum(axis=-1), 1.0, atol=1e-6):
-        return None
-    s = q @ k.T
-    ds = s - s.mean(axis=-1, keepdims=True)
-    logs = np.log(w)
-    dl = logs - logs.mean(axis=-1, keepdims=True)
-    inv = float(np.sum(ds * dl) / np.sum(ds * ds))
-    if inv <= 0:
-        return None
-    if np.max(np.abs(dl - ds * inv)) > SCALE_RESIDUAL * (1.0 + np.max(np.abs(dl))):
-        return None
-    return 1.0 / inv
-
-
 def _constant_scale(
     kind: Kind,
     probes: Sequence[DiagnosticProbe],
@@ -704,7 +617,7 @@ def _constant_scale(
         if triples is None:
             return False
         for q, k, w in triples:
-            c = _effective_scale(q, k, w)
+            c = effective_scale(q, k, w)
             if c is None:
                 return False
             scales.append(c)

@@ -187,7 +187,7 @@ def diagnostic_probes(rng: np.random.Generator) -> list[DiagnosticProbe]:
     q[:, 0], k[:, 0] = np.array([1.0, -1.0, 1.0, -1.0]) * b, b
     probes.append(probe(attention_call(q, k, unit(rng, (6, 3))), LARGE))
     # V = identity: the output is the weights, so the scale actually used can be measured,
-    # whatever constant a student hard-coded (diagnosis._effective_scale).
+    # whatever constant a student hard-coded (diagnosis_signs.effective_scale).
     probes += [
         probe(attention_call(unit(rng, (n, d_k)), unit(rng, (m, d_k)), np.eye(m)), WEIGHTS)
         for n, m, d_k in ((5, 6, 9), (4, 7, 36), (6, 5, 100))
