@@ -5,18 +5,26 @@ example, so the page never quotes a number the code does not produce; tests/grad
 test_misconception_figures.py recomputes each quoted number independently.
 """
 
-# ruff: noqa: RUF001, RUF003 - the figures write × and − as math
+# ruff: noqa: RUF003 - the figures write × and − as math
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
 
-from grader.engine import reference
-from grader.engine.inputs import WORKED_K, WORKED_Q
+from grader.engine import backward_figures
+from grader.engine.figure_parts import (
+    GRID,
+    ROW,
+    Figure,
+    bar_chart,
+    numbers,
+    pct,
+    softmax,
+)
 from grader.engine.messages import as_math
 
 SEED = 0
@@ -26,34 +34,6 @@ BIG_D = 256
 DEMO_SEED = 0  # the demonstration exercise's first visible example
 FLOAT64_EXP_LIMIT = math.log(np.finfo(np.float64).max)  # 709.78: exp() of more is inf
 FLOAT32_EXP_LIMIT = math.log(float(np.finfo(np.float32).max))  # 88.72
-# The bar chart's geometry (an inline SVG the template draws from these numbers).
-BAR_WIDTH = 22
-BAR_GAP = 6
-BAR_HEIGHT = 60
-
-
-@dataclass(frozen=True)
-class Bar:
-    x: int
-    y: float
-    height: float
-    label: str  # the weight, for the bar's <title>
-
-
-@dataclass(frozen=True)
-class BarChart:
-    name: str
-    bars: tuple[Bar, ...]
-    width: int = 0
-    height: int = BAR_HEIGHT
-
-
-@dataclass(frozen=True)
-class Figure:
-    caption: str
-    rows: tuple[tuple[str, str], ...]  # (what, computed value) pairs, shown as a table
-    charts: tuple[BarChart, ...] = field(default_factory=tuple)
-    links: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (text, internal URL)
 
 
 # Where a code's section sends the reader next (also shown in the verdict).
@@ -72,15 +52,6 @@ def misconception_links(code: str) -> tuple[tuple[str, str], ...]:
     return _LINKS.get(code, ())
 
 
-def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def pct(x: float) -> str:
-    return f"{100 * x:.0f}%"
-
-
 def _scores(d: int, n_queries: int = N_QUERIES, seed: int = SEED) -> np.ndarray:
     """Raw scores q·k of `n_queries` queries against N_KEYS keys, unit-variance entries."""
     rng = np.random.default_rng(seed)
@@ -97,26 +68,8 @@ def score_std(d: int, divisor: float, seed: int = SEED) -> float:
     return float((_scores(d, seed=seed) / divisor).std())
 
 
-def bar_chart(name: str, weights: np.ndarray) -> BarChart:
-    bars = tuple(
-        Bar(
-            x=i * (BAR_WIDTH + BAR_GAP),
-            y=round(BAR_HEIGHT * (1 - float(w)), 1),
-            height=round(BAR_HEIGHT * float(w), 1),
-            label=pct(float(w)),
-        )
-        for i, w in enumerate(weights)
-    )
-    return BarChart(name, bars, width=len(bars) * (BAR_WIDTH + BAR_GAP) - BAR_GAP)
-
-
 def _one_query(d: int) -> np.ndarray:
     return _scores(d, n_queries=1)[0]
-
-
-# The small fixed example several figures use: one query's scores against 3 keys (the worked
-# example's row 1, already divided by √4 = 2).
-ROW = np.array([1.0, 0.0, 0.5])
 
 
 def _missing_scale() -> Figure:
@@ -220,17 +173,14 @@ def _scale_after_softmax() -> Figure:
     )
 
 
-_GRID = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5]])
-
-
 def _softmax_wrong_axis() -> Figure:
-    wrong = softmax(_GRID, axis=0)
+    wrong = softmax(GRID, axis=0)
     return Figure(
         "Two queries, three keys: softmax down the columns instead of along each row.",
         (
             (
                 "row sums with axis=-1 (right)",
-                ", ".join(f"{x:.2f}" for x in softmax(_GRID).sum(-1)),
+                ", ".join(f"{x:.2f}" for x in softmax(GRID).sum(-1)),
             ),
             ("row sums with axis=0", ", ".join(f"{x:.2f}" for x in wrong.sum(-1))),
         ),
@@ -374,186 +324,6 @@ def _missing_output_projection() -> Figure:
     )
 
 
-def backward(p: np.ndarray, g: np.ndarray) -> np.ndarray:
-    return p * (g - np.sum(g * p, axis=-1, keepdims=True))
-
-
-def _numbers(a: np.ndarray, digits: int = 3) -> str:
-    return ", ".join(f"{x:.{digits}f}" for x in np.ravel(a)) if a.size else ""
-
-
-# Raising every score by the same amount changes no weight: with g = ones the gradient is 0.
-_ONES = np.ones(3)
-
-
-def _backward_diagonal_only() -> Figure:
-    p = softmax(ROW)
-    return Figure(
-        "p = softmax([1.0, 0.0, 0.5]) and g = [1, 1, 1] (every score raised alike).",
-        (
-            ("p", _numbers(p)),
-            ("p * (g − Σ g·p) (right)", _numbers(np.abs(backward(p, _ONES)))),
-            ("g * p * (1 − p), the diagonal only", _numbers(_ONES * p * (1 - p))),
-        ),
-    )
-
-
-def _backward_sign_flipped() -> Figure:
-    p = softmax(ROW)
-    flipped = p * (_ONES + np.sum(_ONES * p))
-    return Figure(
-        "p = softmax([1.0, 0.0, 0.5]) and g = [1, 1, 1] (every score raised alike).",
-        (
-            ("p * (g − Σ g·p) (right)", _numbers(np.abs(backward(p, _ONES)))),
-            ("p * (g + Σ g·p)", _numbers(flipped)),
-            ("its sum (the right one sums to 0)", f"{flipped.sum():.3f}"),
-        ),
-    )
-
-
-_BACKWARD_G = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-
-
-def _backward_wrong_axis() -> Figure:
-    p = softmax(_GRID)
-    columns = p * (_BACKWARD_G - np.sum(_BACKWARD_G * p, axis=0, keepdims=True))
-    return Figure(
-        "Two softmax rows, p = softmax([[1, 0, 0.5], [0, 1, 0.5]]), g picks key 1, then key 2.",
-        (
-            (
-                "row sums of the gradient, Σ along axis=-1 (right)",
-                _numbers(np.abs(backward(p, _BACKWARD_G).sum(-1))),
-            ),
-            ("row sums, Σ along axis=0", _numbers(columns.sum(-1))),
-        ),
-    )
-
-
-def _backward_jacobian_batch() -> Figure:
-    p = softmax(_GRID)
-    J = p[..., :, None] * (np.eye(3) - p[..., None, :])
-    try:
-        J.T @ _BACKWARD_G[..., None]
-        transposed = "runs"
-    except ValueError as e:
-        transposed = type(e).__name__  # (3, 3, 2) @ (2, 3, 1): the batch axes do not match
-    symmetric = bool(np.allclose(J, np.swapaxes(J, -1, -2)))
-    return Figure(
-        "p of shape (2, 3): one Jacobian per row, stacked as J of shape (2, 3, 3).",
-        (
-            ("each row's J equals its transpose", "yes" if symmetric else "no"),
-            ("J.T", str(J.T.shape)),
-            ("J.T @ g[..., None]", transposed),
-            (
-                "np.einsum('...ij,...j->...i', J, g) (right)",
-                str(np.einsum("...ij,...j->...i", J, _BACKWARD_G).shape),
-            ),
-        ),
-    )
-
-
-def _backward_softmax_again() -> Figure:
-    p = softmax(ROW)
-    return Figure(
-        "Scores [1.0, 0.0, 0.5]: their softmax p, and the softmax of p.",
-        (
-            ("p = softmax(scores)", _numbers(p)),
-            ("softmax(p)", _numbers(softmax(p))),
-        ),
-    )
-
-
-# The explainer's toy row ("The cat sat on the"): the two-decimal scores of its saturation
-# figure, which round to the 0.8, 1.7, 0.5, 0.1, 0.2 it prints.
-TOY_SCORES = np.array([0.75, 1.74, 0.5, 0.06, 0.16])
-
-
-def largest_jacobian_entry(scale: float, clip: float = 0.0) -> float:
-    p = softmax(TOY_SCORES * scale)
-    if clip:
-        p = np.clip(p, clip, 1 - clip)
-    return float(np.max(np.abs(p[:, None] * (np.eye(p.size) - p[None, :]))))
-
-
-def _backward_vanishing_hidden() -> Figure:
-    return Figure(
-        "The explainer's toy row, scores [0.75, 1.74, 0.5, 0.06, 0.16] times a factor: the "
-        "largest entry of the softmax's Jacobian.",
-        (
-            ("at ×1", f"{largest_jacobian_entry(1):.3f}"),
-            ("at ×4", f"{largest_jacobian_entry(4):.3f}"),
-            ("at ×10", f"{largest_jacobian_entry(10):.1e}"),
-            ("at ×80", f"{largest_jacobian_entry(80):.1e}"),
-            ("at ×80, p clipped to [1e-7, 1 − 1e-7]", f"{largest_jacobian_entry(80, 1e-7):.1e}"),
-        ),
-    )
-
-
-# The attention backward's figures: the worked example's Q and K, V = K (every gradient is
-# then (3, 4)) and dO picking the first output column, as the exercise's first visible example.
-_WORKED_DO = np.tile([1.0, 0.0, 0.0, 0.0], (3, 1))
-
-
-def _backward_scale_dropped() -> Figure:
-    dQ = reference.attention_backward(WORKED_Q, WORKED_K, WORKED_K, _WORKED_DO)[0]
-    return Figure(
-        "The worked example (d_k = 4), V = K, dO = [1, 0, 0, 0] in every row: dQ[0].",
-        (
-            ("dQ[0] with the 1/√d_k", _numbers(dQ[0])),
-            ("dQ[0] without it", _numbers(dQ[0] * math.sqrt(4))),
-            ("ratio, every entry", f"{math.sqrt(4):g} = √4"),
-        ),
-    )
-
-
-def _backward_softmax_constant() -> Figure:
-    p = softmax(ROW)
-    dP = np.ones(3)  # the same upstream gradient for every key of the row
-    dS = reference.softmax_backward(p, dP)
-    return Figure(
-        "Scores [1.0, 0.0, 0.5] and dP = [1, 1, 1]: raising every score of the row by the same "
-        "amount changes no weight, so the true gradient into the scores is 0.",
-        (
-            ("dS = P * (dP - sum(dP * P)) (right)", _numbers(np.abs(dS))),
-            ("dS = dP (softmax as a constant)", _numbers(dP)),
-        ),
-    )
-
-
-def _backward_transpose() -> Figure:
-    p = softmax(np.zeros((2, 3)))  # 2 queries, 3 keys
-    dO = np.ones((2, 4))
-    try:
-        untransposed = str((p @ dO).shape)
-    except ValueError as e:
-        untransposed = type(e).__name__  # (2, 3) @ (2, 4): the inner sizes differ
-    return Figure(
-        "Two queries and three keys (d_v = 4): V, and so dV, has shape (3, 4).",
-        (
-            ("Pᵀ @ dO (right)", str((p.T @ dO).shape)),
-            ("P @ dO", untransposed),
-        ),
-    )
-
-
-def _backward_mask_leak() -> Figure:
-    mask = np.tril(np.ones((3, 3), dtype=bool))
-    dP = _WORKED_DO @ WORKED_K.T
-    masked = reference.attention_weights(WORKED_Q, WORKED_K, mask)
-    unmasked = reference.attention_weights(WORKED_Q, WORKED_K)
-    leak = reference.softmax_backward(unmasked, dP)
-    return Figure(
-        "The worked example with a causal mask: the gradient into the three masked scores.",
-        (
-            (
-                "from the forward's masked P (right)",
-                _numbers(np.abs(reference.softmax_backward(masked, dP)[~mask])),
-            ),
-            ("from P recomputed without the mask", _numbers(leak[~mask])),
-        ),
-    )
-
-
 def _rounded_output() -> Figure:
     out = softmax(ROW)
     diff = float(np.abs(np.round(out, 4) - out).max())
@@ -636,9 +406,9 @@ def _demo_draws() -> Figure:
         f"Q[0, :3] for d_k = 64, 16 tokens and seed {DEMO_SEED}, drawn three ways: only the "
         "contract's draws give the numbers anyone can reproduce.",
         (
-            ("default_rng(0), Q then K (the contract)", _numbers(q[0, :3])),
-            ("default_rng(0), K drawn first", _numbers(k[0, :3])),
-            ("np.random.seed(0) and np.random.randn", _numbers(legacy[0, :3])),
+            ("default_rng(0), Q then K (the contract)", numbers(q[0, :3])),
+            ("default_rng(0), K drawn first", numbers(k[0, :3])),
+            ("np.random.seed(0) and np.random.randn", numbers(legacy[0, :3])),
         ),
     )
 
@@ -683,16 +453,16 @@ _BUILDERS = {
     "weights-transposed": _weights_transposed,
     "missing-projections": _missing_projections,
     "missing-output-projection": _missing_output_projection,
-    "backward-diagonal-only": _backward_diagonal_only,
-    "backward-sign-flipped": _backward_sign_flipped,
-    "backward-wrong-axis": _backward_wrong_axis,
-    "backward-jacobian-batch": _backward_jacobian_batch,
-    "backward-softmax-again": _backward_softmax_again,
-    "backward-vanishing-hidden": _backward_vanishing_hidden,
-    "backward-scale-dropped": _backward_scale_dropped,
-    "backward-softmax-constant": _backward_softmax_constant,
-    "backward-transpose": _backward_transpose,
-    "backward-mask-leak": _backward_mask_leak,
+    "backward-diagonal-only": backward_figures.backward_diagonal_only,
+    "backward-sign-flipped": backward_figures.backward_sign_flipped,
+    "backward-wrong-axis": backward_figures.backward_wrong_axis,
+    "backward-jacobian-batch": backward_figures.backward_jacobian_batch,
+    "backward-softmax-again": backward_figures.backward_softmax_again,
+    "backward-vanishing-hidden": backward_figures.backward_vanishing_hidden,
+    "backward-scale-dropped": backward_figures.backward_scale_dropped,
+    "backward-softmax-constant": backward_figures.backward_softmax_constant,
+    "backward-transpose": backward_figures.backward_transpose,
+    "backward-mask-leak": backward_figures.backward_mask_leak,
     "demo-draws": _demo_draws,
     "demo-wrong-row": _demo_wrong_row,
     "rounded-output": _rounded_output,

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from grader.engine import misconception_figures as F
+from grader.engine.figure_parts import BAR_HEIGHT
 from grader.engine.misconceptions import CODES, MISCONCEPTIONS, misconceptions_catalogue
 
 
@@ -63,7 +64,7 @@ def test_missing_scale_links_to_the_demonstration() -> None:
     assert len(charts) == 2 and all(len(c.bars) == 8 for c in charts)
     # Bars are drawn to scale: heights are the weights times the chart height, summing to it.
     for chart in charts:
-        assert sum(b.height for b in chart.bars) == pytest.approx(F.BAR_HEIGHT, abs=0.5)
+        assert sum(b.height for b in chart.bars) == pytest.approx(BAR_HEIGHT, abs=0.5)
 
 
 @pytest.mark.parametrize(("d", "quoted"), [(16, "0.247"), (64, "0.125"), (256, "0.063")])
