@@ -64,6 +64,7 @@ from grader.engine.kinds.base import (
     DiagnosticProbe,
     Kind,
     WrongImplementation,
+    lost_only_where_saturated,
     probe,
 )
 from grader.engine.trial_args import (
@@ -243,22 +244,13 @@ def _rules(
         return {MASK_SHAPE_EXACT}
     if "rounded-output" in codes:
         return set()
-    plain_right = kept = False
-    for item, ref, student in zip(probes, refs, students, strict=True):
-        if not isinstance(student, np.ndarray) or not isinstance(ref, np.ndarray):
-            if PLAIN in item.tags:
-                return set()
-            continue
-        if student.shape != ref.shape or not np.all(np.isfinite(student)):
-            return set()
-        if PLAIN in item.tags:
-            if not np.allclose(student, ref, rtol=1e-3, atol=1e-4):
-                return set()
-            plain_right = True
-        elif LARGE in item.tags:
-            scale = float(np.max(np.abs(np.asarray(item.call.args[1]))))
-            kept |= vanishing_kept(student, ref, scale)
-    return {VANISHING_HIDDEN} if plain_right and kept else set()
+
+    def lost(probe: DiagnosticProbe, student: np.ndarray, ref: np.ndarray) -> bool:
+        # vanishing_kept: the gradient into Q or K stayed where the reference's vanished.
+        scale = float(np.max(np.abs(np.asarray(probe.call.args[1]))))
+        return vanishing_kept(student, ref, scale)
+
+    return {VANISHING_HIDDEN} if lost_only_where_saturated(probes, refs, students, lost) else set()
 
 
 # --- the common checks' inputs (checks.common) -------------------------------------------------

@@ -167,3 +167,29 @@ class Kind:
         Callable[[Sequence[DiagnosticProbe], Sequence[Any], Sequence[Any], set[str]], set[str]]
         | None
     ) = None
+
+
+def lost_only_where_saturated(
+    probes: Sequence[DiagnosticProbe],
+    refs: Sequence[Any],
+    students: Sequence[Any],
+    lost: Callable[[DiagnosticProbe, np.ndarray, np.ndarray], bool],
+) -> bool:
+    """A backward pass right on every plain input, finite and of the right shape on the
+    saturated (large) ones, and ``lost(probe, student, ref)`` on at least one of those: the
+    vanishing gradient clipped, floored or flushed away (``backward-vanishing-hidden``)."""
+    plain_right = any_lost = False
+    for item, ref, student in zip(probes, refs, students, strict=True):
+        if not isinstance(student, np.ndarray) or not isinstance(ref, np.ndarray):
+            if PLAIN in item.tags:
+                return False
+            continue
+        if student.shape != ref.shape or not np.all(np.isfinite(student)):
+            return False
+        if PLAIN in item.tags:
+            if not np.allclose(student, ref, rtol=1e-3, atol=1e-4):
+                return False
+            plain_right = True
+        elif LARGE in item.tags:
+            any_lost |= lost(item, student, ref)
+    return plain_right and any_lost

@@ -35,6 +35,7 @@ from grader.engine.kinds.base import (
     DiagnosticProbe,
     Kind,
     WrongImplementation,
+    lost_only_where_saturated,
     probe,
 )
 from grader.engine.kinds.softmax_backward_mistakes import (
@@ -168,22 +169,12 @@ def _rules(
     reason, which ``rounded-output`` names."""
     if "rounded-output" in codes:
         return set()
-    plain_right = saturated = False
-    for item, ref, student in zip(probes, refs, students, strict=True):
-        if not isinstance(student, np.ndarray) or not isinstance(ref, np.ndarray):
-            if PLAIN in item.tags:
-                return set()
-            continue
-        if student.shape != ref.shape or not np.all(np.isfinite(student)):
-            return set()
-        if PLAIN in item.tags:
-            if not np.allclose(student, ref, rtol=1e-3, atol=1e-4):
-                return set()
-            plain_right = True
-        elif LARGE in item.tags:
-            p = np.asarray(item.call.args[0], dtype=np.float64)
-            saturated |= tiny_entries_differ(p, student, ref, rtol=RULE_RTOL, floor=FLOOR)
-    return {VANISHING_HIDDEN} if plain_right and saturated else set()
+
+    def lost(probe: DiagnosticProbe, student: np.ndarray, ref: np.ndarray) -> bool:
+        p = np.asarray(probe.call.args[0], dtype=np.float64)
+        return tiny_entries_differ(p, student, ref, rtol=RULE_RTOL, floor=FLOOR)
+
+    return {VANISHING_HIDDEN} if lost_only_where_saturated(probes, refs, students, lost) else set()
 
 
 # --- the common checks' inputs (checks.common) -------------------------------------------------
