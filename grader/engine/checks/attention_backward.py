@@ -19,6 +19,9 @@ import numpy as np
 
 from grader.engine import messages, reference
 from grader.engine.checks.base import (
+    ATOL64,
+    ATOL64_PARAM,
+    RTOL64_PARAM,
     Check,
     Outcome,
     Param,
@@ -40,12 +43,6 @@ from grader.engine.inputs import (
 
 ATTENTION_BACKWARD = frozenset({reference.KIND_ATTENTION_BACKWARD})
 
-# A correct float64 formula agrees with the reference to about 1e-15; these leave room for any
-# order of summation, and none for float32 or rounding.
-RTOL64 = 1e-6
-ATOL64 = 1e-9
-RTOL64_PARAM = Param("rtol", float, RTOL64, "Relative tolerance against the reference.", 0.0, 0.1)
-ATOL64_PARAM = Param("atol", float, ATOL64, "Absolute tolerance against the reference.", 0.0, 0.1)
 # Central differences with a step of 1e-5 are exact to about 1e-10 on these inputs.
 FD_STEP = 1e-5
 

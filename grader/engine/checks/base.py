@@ -86,6 +86,15 @@ class Param:
         return cast
 
 
+# A correct float64 backward pass agrees with the reference to about 1e-15 whatever its order of
+# summation (vectorised, a Jacobian, einsum, loops); these leave room for that, and none for
+# float32 or rounding.
+RTOL64 = 1e-6
+ATOL64 = 1e-9
+RTOL64_PARAM = Param("rtol", float, RTOL64, "Relative tolerance against the reference.", 0.0, 0.1)
+ATOL64_PARAM = Param("atol", float, ATOL64, "Absolute tolerance against the reference.", 0.0, 0.1)
+
+
 @dataclass(frozen=True)
 class Probe:
     """One call a check wants made, with a student-facing description of its input."""

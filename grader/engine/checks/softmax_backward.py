@@ -14,6 +14,8 @@ import numpy as np
 
 from grader.engine import messages, reference
 from grader.engine.checks.base import (
+    ATOL64_PARAM,
+    RTOL64_PARAM,
     Check,
     Outcome,
     Param,
@@ -29,13 +31,6 @@ from grader.engine.checks.base import (
 from grader.engine.inputs import softmax_backward_call, softmax_backward_inputs
 
 BACKWARD = frozenset({reference.KIND_SOFTMAX_BACKWARD})
-
-# A correct float64 formula (vectorised, Jacobian, einsum, loops) agrees with the reference to
-# about 1e-15; these leave room for any order of summation, and none for float32 or rounding.
-RTOL64 = 1e-6
-ATOL64 = 1e-9
-RTOL64_PARAM = Param("rtol", float, RTOL64, "Relative tolerance against the reference.", 0.0, 0.1)
-ATOL64_PARAM = Param("atol", float, ATOL64, "Absolute tolerance against the reference.", 0.0, 0.1)
 
 
 class BackwardValues(Check):
