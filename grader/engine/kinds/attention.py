@@ -63,6 +63,7 @@ from grader.engine.kinds.base import (
     WeightTriples,
     WrongImplementation,
     batched,
+    catalogue_of,
     probe,
 )
 from grader.engine.trial_args import (
@@ -103,16 +104,9 @@ def attention(Q, K, V, mask=None):
 _MASKED = frozenset({MASK})
 _LARGE = frozenset({LARGE})
 _BATCH = frozenset({BATCH})
-_PLAIN = frozenset({PLAIN})
 
 
-def _wrong(
-    code: str,
-    func: object,
-    tags: frozenset[str] = _PLAIN,
-    variant: tuple[str, str] | None = None,
-) -> WrongImplementation:
-    return WrongImplementation(code, NAME, func, tags, variant)  # type: ignore[arg-type]
+_wrong = catalogue_of(NAME)
 
 
 WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (

@@ -64,6 +64,7 @@ from grader.engine.kinds.base import (
     DiagnosticProbe,
     Kind,
     WrongImplementation,
+    catalogue_of,
     lost_only_where_saturated,
     probe,
 )
@@ -107,19 +108,12 @@ def attention_backward(Q, K, V, dO, mask=None):
 VANISHING_HIDDEN = "backward-vanishing-hidden"
 MASK_SHAPE_EXACT = "mask-shape-exact"
 
-_PLAIN = frozenset({PLAIN})
 _MASK = frozenset({MASK})
 _LARGE = frozenset({LARGE})
 _BATCH = frozenset({BATCH})
 
 
-def _wrong(
-    code: str,
-    func: object,
-    tags: frozenset[str] = _PLAIN,
-    variant: tuple[str, str] | None = None,
-) -> WrongImplementation:
-    return WrongImplementation(code, NAME, func, tags, variant)  # type: ignore[arg-type]
+_wrong = catalogue_of(NAME)
 
 
 WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (

@@ -68,6 +68,21 @@ class WrongImplementation:
         return f"import math\n\nimport numpy as np\n\n\n{body}"
 
 
+def catalogue_of(kind: str) -> Callable[..., WrongImplementation]:
+    """How a kind's module writes its catalogue: ``wrong(code, func, tags, variant)`` is one
+    entry of that kind, compared on the plain inputs unless ``tags`` says otherwise."""
+
+    def wrong(
+        code: str,
+        func: Callable[..., Any],
+        tags: frozenset[str] = frozenset({PLAIN}),
+        variant: tuple[str, str] | None = None,
+    ) -> WrongImplementation:
+        return WrongImplementation(code, kind, func, tags, variant)
+
+    return wrong
+
+
 @dataclass(frozen=True)
 class DiagnosticProbe:
     call: Call

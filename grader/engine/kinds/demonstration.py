@@ -21,7 +21,15 @@ import numpy as np
 from grader.engine import pictures, reference
 from grader.engine.executors.base import Arg, Call, CallResult
 from grader.engine.inputs import DEMO_LARGE_D_K, DEMO_LARGE_N, DEMO_OVERFLOW_SEEDS, demo_call
-from grader.engine.kinds.base import LARGE, PLAIN, DiagnosticProbe, Kind, WrongImplementation, probe
+from grader.engine.kinds.base import (
+    LARGE,
+    PLAIN,
+    DiagnosticProbe,
+    Kind,
+    WrongImplementation,
+    catalogue_of,
+    probe,
+)
 from grader.engine.kinds.demonstration_mistakes import (
     demo_divides_by_d,
     demo_divides_by_half_d,
@@ -77,12 +85,10 @@ def scaling_demo(d_k, rng_seed, n=16):
 DRAWS = "demo-draws"
 WRONG_ROW = "demo-wrong-row"
 
-_PLAIN = frozenset({PLAIN})
 _LARGE = frozenset({LARGE})
 
 
-def _wrong(code: str, func: object, tags: frozenset[str] = _PLAIN) -> WrongImplementation:
-    return WrongImplementation(code, NAME, func, tags)  # type: ignore[arg-type]
+_wrong = catalogue_of(NAME)
 
 
 WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (

@@ -35,6 +35,7 @@ from grader.engine.kinds.base import (
     WeightTriples,
     WrongImplementation,
     batched,
+    catalogue_of,
     probe,
 )
 from grader.engine.kinds.multi_head_mistakes import (
@@ -118,16 +119,9 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
 _MASKED = frozenset({MASK})
 _LARGE = frozenset({LARGE})
 _BATCH = frozenset({BATCH})
-_PLAIN = frozenset({PLAIN})
 
 
-def _wrong(
-    code: str,
-    func: object,
-    tags: frozenset[str] = _PLAIN,
-    variant: tuple[str, str] | None = None,
-) -> WrongImplementation:
-    return WrongImplementation(code, NAME, func, tags, variant)  # type: ignore[arg-type]
+_wrong = catalogue_of(NAME)
 
 
 WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (

@@ -24,6 +24,7 @@ from grader.engine.kinds.base import (
     DiagnosticProbe,
     Kind,
     WrongImplementation,
+    catalogue_of,
     probe,
 )
 from grader.engine.kinds.softmax_mistakes import (
@@ -68,11 +69,9 @@ def softmax(x, axis=-1):
 
 _LARGE = frozenset({LARGE})
 _BATCH = frozenset({BATCH})
-_PLAIN = frozenset({PLAIN})
 
 
-def _wrong(code: str, func: object, tags: frozenset[str] = _PLAIN) -> WrongImplementation:
-    return WrongImplementation(code, NAME, func, tags)  # type: ignore[arg-type]
+_wrong = catalogue_of(NAME)
 
 
 WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (

@@ -35,6 +35,7 @@ from grader.engine.kinds.base import (
     DiagnosticProbe,
     Kind,
     WrongImplementation,
+    catalogue_of,
     lost_only_where_saturated,
     probe,
 )
@@ -81,13 +82,11 @@ def softmax_backward(p, g):
 
 VANISHING_HIDDEN = "backward-vanishing-hidden"
 
-_PLAIN = frozenset({PLAIN})
 _LARGE = frozenset({LARGE})
 _BATCH = frozenset({BATCH})
 
 
-def _wrong(code: str, func: object, tags: frozenset[str] = _PLAIN) -> WrongImplementation:
-    return WrongImplementation(code, NAME, func, tags)  # type: ignore[arg-type]
+_wrong = catalogue_of(NAME)
 
 
 WRONG_IMPLEMENTATIONS: tuple[WrongImplementation, ...] = (
