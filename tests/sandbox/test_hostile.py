@@ -22,6 +22,11 @@ import numpy as np
 import pytest
 
 from grader.engine.executors.base import Limits, RunResult, RunStatus
+from grader.engine.reference import (
+    KIND_ATTENTION_BACKWARD,
+    KIND_DEMONSTRATION,
+    KIND_SOFTMAX_BACKWARD,
+)
 from grader.engine.sandbox import messages as M
 from tests.sandbox.conftest import (
     CORRECT_ATTENTION,
@@ -216,9 +221,7 @@ def test_hostile_submission_is_contained(sandbox: FencedSandbox, name: str) -> N
 
 # --- hostile code aimed at the softmax backward's grade ------------------------------------------
 # Its checks judge tiny numbers (a saturated softmax's gradient, down to 1e-300) and its
-# diagnosis and pictures run a second phase of calls: each attack is graded whole (checks,
-# diagnosis, pictures) by grade() in the fenced runner, and must be judged on what its function
-# returned, in trusted code, with the sandbox healthy for the next grade.
+# diagnosis and pictures run a second phase of calls.
 
 BACKWARD_HOSTILE: dict[str, tuple[str, set[str]]] = {
     # Judging happens outside the child: patching numpy in it changes no verdict.
@@ -292,28 +295,9 @@ def softmax_backward(p, g):
 }
 
 
-@pytest.mark.parametrize("name", sorted(BACKWARD_HOSTILE))
-def test_hostile_softmax_backward_is_judged_on_its_outputs(sandbox: FencedSandbox, name: str):
-    from grader.engine.kinds import REFERENCE_SOURCES
-    from grader.engine.reference import KIND_SOFTMAX_BACKWARD
-    from tests.grader.helpers import builtin_spec
-
-    code, statuses = BACKWARD_HOSTILE[name]
-    reference_path = Path(__file__).resolve().parents[2] / "grader" / "engine" / "reference.py"
-    code = code.replace("REFERENCE_PATH", str(reference_path))  # the host's copy, not visible
-    spec = builtin_spec(KIND_SOFTMAX_BACKWARD)
-    verdict = sandbox.grade(spec=spec, code=code, seed=3)
-    assert verdict.status in statuses, verdict.to_dict()
-    assert verdict.score < 1.0
-    # Still healthy: the reference passes right after, on the same sandbox.
-    after = sandbox.grade(spec=spec, code=REFERENCE_SOURCES[KIND_SOFTMAX_BACKWARD], seed=3)
-    assert after.status == "passed", after.to_dict()
-
-
 # --- hostile code aimed at the ten-minute demonstration's grade ----------------------------------
 # Its arguments are whole numbers and its output four of them: an attack can only lie about the
-# numbers, stall on the largest head size, or flood the output. Each is graded whole by grade()
-# in the fenced runner and judged on what its function returned.
+# numbers, stall on the largest head size, or flood the output.
 
 DEMO_HOSTILE: dict[str, tuple[str, set[str]]] = {
     # Judging happens outside the child: patching numpy's comparisons in it changes no verdict.
@@ -382,29 +366,9 @@ def scaling_demo(d_k, rng_seed, n=16):
 }
 
 
-@pytest.mark.parametrize("name", sorted(DEMO_HOSTILE))
-def test_hostile_demonstration_is_judged_on_its_outputs(sandbox: FencedSandbox, name: str):
-    from grader.engine.kinds import REFERENCE_SOURCES
-    from grader.engine.reference import KIND_DEMONSTRATION
-    from tests.grader.helpers import builtin_spec
-
-    code, statuses = DEMO_HOSTILE[name]
-    reference_path = Path(__file__).resolve().parents[2] / "grader" / "engine" / "reference.py"
-    code = code.replace("REFERENCE_PATH", str(reference_path))  # the host's copy, not visible
-    spec = builtin_spec(KIND_DEMONSTRATION)
-    verdict = sandbox.grade(spec=spec, code=code, seed=3)
-    assert verdict.status in statuses, verdict.to_dict()
-    assert verdict.score < 1.0
-    # Still healthy: the reference passes right after, on the same sandbox.
-    after = sandbox.grade(spec=spec, code=REFERENCE_SOURCES[KIND_DEMONSTRATION], seed=3)
-    assert after.status == "passed", after.to_dict()
-
-
 # --- hostile code aimed at the attention backward's grade ----------------------------------------
 # Its function returns a tuple, which the child reads as one array before anything crosses, and
-# its finite differences are computed here from the forward pass: each attack is graded whole by
-# grade() in the fenced runner, judged on the plain array that came back, and must leave the
-# sandbox healthy for the next grade.
+# its finite differences are computed here from the forward pass.
 
 ATTENTION_BACKWARD_HOSTILE: dict[str, tuple[str, set[str]]] = {
     # Judging happens outside the child: patching numpy in it changes no verdict.
@@ -497,19 +461,32 @@ def attention_backward(Q, K, V, dO, mask=None):
 }
 
 
-@pytest.mark.parametrize("name", sorted(ATTENTION_BACKWARD_HOSTILE))
-def test_hostile_attention_backward_is_judged_on_its_outputs(sandbox: FencedSandbox, name: str):
+# Each attack is graded whole (checks, diagnosis, pictures) by grade() in the fenced runner: it
+# must be judged on what its function returned, in trusted code, with the sandbox healthy for the
+# next grade.
+KIND_HOSTILE: dict[str, dict[str, tuple[str, set[str]]]] = {
+    KIND_SOFTMAX_BACKWARD: BACKWARD_HOSTILE,
+    KIND_DEMONSTRATION: DEMO_HOSTILE,
+    KIND_ATTENTION_BACKWARD: ATTENTION_BACKWARD_HOSTILE,
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"), [(k, n) for k, attacks in KIND_HOSTILE.items() for n in sorted(attacks)]
+)
+def test_hostile_code_aimed_at_a_kind_is_judged_on_its_outputs(
+    sandbox: FencedSandbox, kind: str, name: str
+) -> None:
     from grader.engine.kinds import REFERENCE_SOURCES
-    from grader.engine.reference import KIND_ATTENTION_BACKWARD
     from tests.grader.helpers import builtin_spec
 
-    code, statuses = ATTENTION_BACKWARD_HOSTILE[name]
+    code, statuses = KIND_HOSTILE[kind][name]
     reference_path = Path(__file__).resolve().parents[2] / "grader" / "engine" / "reference.py"
     code = code.replace("REFERENCE_PATH", str(reference_path))  # the host's copy, not visible
-    spec = builtin_spec(KIND_ATTENTION_BACKWARD)
+    spec = builtin_spec(kind)
     verdict = sandbox.grade(spec=spec, code=code, seed=3)
     assert verdict.status in statuses, verdict.to_dict()
     assert verdict.score < 1.0
     # Still healthy: the reference passes right after, on the same sandbox.
-    after = sandbox.grade(spec=spec, code=REFERENCE_SOURCES[KIND_ATTENTION_BACKWARD], seed=3)
+    after = sandbox.grade(spec=spec, code=REFERENCE_SOURCES[kind], seed=3)
     assert after.status == "passed", after.to_dict()
