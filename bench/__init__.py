@@ -2,8 +2,9 @@
 
 Every benchmark prints its figures beside a baseline measured in the same run, and the load
 average at its start and end. ``make bench`` runs sandbox, children, judging, worker, corpus,
-publish, submit (with --instructions), pipeline and pages; celery_dispatch, fair_share, faults,
-fork_cow and meaning_contrast are experiments the README cites, each with a target of its own
-(``make bench-fair-share`` ...). ``common`` holds what they share; ``correct_attention.py`` is
+publish, submit (with --instructions), pipeline and pages; celery_dispatch, fair_share, faults
+and fork_cow are experiments the README cites, each with a target of its own (``make
+bench-fair-share`` ...); meaning_contrast and meaning_encoder are experiments docs/judging.md
+cites, run as modules only. ``common`` holds what they share; ``correct_attention.py`` is
 the correct submission they grade, read as text. Never part of ``make test``.
 """
