@@ -35,7 +35,9 @@ from questions.assessment_eval import Assess, EvalCase, TargetSpecs, eval_set_re
 from questions.content_files import content_bundle
 
 QUESTION = "does-the-scale-change-the-winner"
-BLIND_PREFIX = "winner-b"
+# Its held-out batches, by id prefix: the first 40, the blind 30, the third 40 (blind, by
+# another author).
+BATCHES = (("first held-out", "winner-h"), ("blind batch", "winner-b"), ("third batch", "winner-c"))
 RIDGE = 0.01
 THRESHOLD_MARGIN = 0.05
 # The stricter variant: a wider margin, and never on an answer that negates or reports anything
@@ -207,18 +209,13 @@ def main() -> None:
         ("reader and contrast, stricter", partial(with_contrast, strict=True)),
     ):
         print(f"== {label}")
-        _line(
-            f"{QUESTION}, first held-out",
-            [c for c in held if not c.id.startswith(BLIND_PREFIX)],
-            winner,
-            assess,
-        )
-        _line(
-            f"{QUESTION}, blind batch",
-            [c for c in held if c.id.startswith(BLIND_PREFIX)],
-            winner,
-            assess,
-        )
+        for name, prefix in BATCHES:
+            _line(
+                f"{QUESTION}, {name}",
+                [c for c in held if c.id.startswith(prefix)],
+                winner,
+                assess,
+            )
         correct = total = rebuttals = 0
         for slug in others:
             specs, cases = _specs(slug, stripped=True)

@@ -315,8 +315,6 @@ def _timing() -> None:
 
 def main() -> None:
     winner, held = mc._specs(mc.QUESTION, stripped=False)
-    first = [c for c in held if not c.id.startswith(mc.BLIND_PREFIX)]
-    blind = [c for c in held if c.id.startswith(mc.BLIND_PREFIX)]
     stripped = _stripped()
     print("load average at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for config in CONFIGS:
@@ -345,13 +343,11 @@ def main() -> None:
                 "dev: nine stripped, other dev",
                 *(_pooled([evaluate(r, s, assess=assess) for s, r, _ in stripped])),
             )
-            for name, cases in (
-                ("held-out: winner, first 40", first),
-                ("held-out: winner, blind 30", blind),
-            ):
+            for name, prefix in mc.BATCHES:
+                cases = [c for c in held if c.id.startswith(prefix)]
                 report = evaluate(cases, winner, assess=assess)
                 _print(
-                    name,
+                    f"held-out: winner, {name}",
                     report.key_point_micro_f1,
                     report.wrong_answer_accuracy,
                     report.false_rebuttals,
