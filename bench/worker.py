@@ -8,7 +8,9 @@ In this process, on a SQLite file of its own (or $BENCH_DATABASE_URL), with one 
   written), timed around the call and read back from the rows (started_at -> finished_at).
   Rows are created as the web creates them (no seed yet): the claim draws the seed the worker
   prepared the inputs for once the last verdict was stored, as it does between messages;
-- the database statements per verdict, and how many of them write.
+- the database statements per verdict, and how many of them write;
+- the Python function calls of one submission_grade call (cProfile, the median of five):
+  exact, whatever the machine does, where its times move by tens of percent.
 For a correct and a wrong (diagnosed) submission. No Celery here: bench/pipeline.py times
 the whole pipeline. Prints the load average at the start and the end.
 """
@@ -16,7 +18,9 @@ the whole pipeline. Prints the load average at the start and the end.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
 import sys
 import tempfile
@@ -107,18 +111,27 @@ def main() -> int:
                 (r.finished_at - r.started_at).total_seconds()
                 for r in Submission.objects.filter(pk__in=ids)
             ]
+            counted = []
+            for _ in range(5):
+                s = new()
+                profile = cProfile.Profile()
+                profile.enable()
+                submission_grade(submission_id=s.pk, worker="bench:1:a", executor=executor)
+                profile.disable()
+                counted.append(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
             last = new()
             with CaptureQueriesContext(connection) as queries:
                 submission_grade(submission_id=last.pk, worker="bench:1:a", executor=executor)
             writes = sum(q["sql"].split()[0].upper() in {"UPDATE", "INSERT"} for q in queries)
             if os.environ.get("BENCH_SHOW_SQL"):
                 print(*(q["sql"][:300] for q in queries), sep="\n")
-            rows.append((name, alone, around, stored, len(queries), writes))
+            calls = statistics.median(counted)
+            rows.append((name, alone, around, stored, len(queries), writes, calls))
     finally:
         executor.close()
     print(f"load average at the end: {load()}")
     print()
-    for name, alone, around, stored, n_queries, writes in rows:
+    for name, alone, around, stored, n_queries, writes, calls in rows:
         a, w, st = (statistics.median(x) * 1e3 for x in (alone, around, stored))
         print(f"{name}: grade alone (grading.grade, planned in it)   median {a:6.2f} ms")
         print(
@@ -130,6 +143,7 @@ def main() -> int:
             f"prepared after the verdict   median {w:6.2f} ms"
         )
         print(f"{name}: database statements per verdict: {n_queries} ({writes} writes)")
+        print(f"{name}: Python calls of the whole submission_grade call: {calls:.0f}")
     met = all(statistics.median(r[3]) <= 1.5 * statistics.median(r[1]) for r in rows)
     print(f"\ngoal: claim-to-verdict <= 1.5x the grade alone: {'MET' if met else 'NOT MET'}")
     return 0
