@@ -50,7 +50,8 @@ class Stack:
     """The whole site on its own ports, files and database (DEBUG off, production static files).
 
     ``lifted_limits`` lifts the queue caps and submission throttles (a load test is not abuse);
-    ``overrides`` go to the environment last.
+    ``overrides`` go to the environment last. ``root``: the tree to run (another commit's
+    ``git worktree``, for bench/against.py), with its own ``.venv`` if it has one.
     """
 
     def __init__(
@@ -61,9 +62,13 @@ class Stack:
         redis_port: int = REDIS_PORT,
         web: tuple[int, int] = (2, 1),  # gunicorn processes, threads each (gunicorn.conf.py)
         lifted_limits: bool = True,
+        root: Path = ROOT,
         **overrides: str,
     ) -> None:
         self.web_port, self.redis_port, self.web = web_port, redis_port, web
+        self.root = root
+        venv = root / ".venv" / "bin" / "python"
+        self.python = str(venv) if venv.exists() else PY
         self.tmp = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
         db = os.environ.get("BENCH_DATABASE_URL") or f"sqlite:///{self.tmp / 'bench.sqlite3'}"
         self.env = {
@@ -90,8 +95,8 @@ class Stack:
 
     def run(self, *args: str) -> str:
         return subprocess.run(
-            [PY, "manage.py", *args],
-            cwd=ROOT,
+            [self.python, "manage.py", *args],
+            cwd=self.root,
             env=self.env,
             check=True,
             capture_output=True,
@@ -103,7 +108,7 @@ class Stack:
         self.procs.append(
             subprocess.Popen(
                 cmd,
-                cwd=ROOT,
+                cwd=self.root,
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -126,7 +131,7 @@ class Stack:
             "no",
         )
         self.spawn(
-            PY,
+            self.python,
             "-m",
             "celery",
             "-A",
@@ -138,7 +143,7 @@ class Stack:
             f"--schedule={self.tmp / 'beat'}",
         )
         self.spawn(
-            PY,
+            self.python,
             "-m",
             "gunicorn",
             "quizsite.wsgi",
@@ -164,15 +169,16 @@ class Stack:
                 time.sleep(0.2)
 
     def tokens(self, users: int | list[str]) -> list[str]:
-        """API tokens of ``users`` accounts (bench0, bench1, ...), or of the names given."""
+        """API tokens of ``users`` accounts (bench0, bench1, ...), or of the names given.
+        Issued through knox itself, which every tree benchmarked against has."""
         names = users if isinstance(users, list) else [f"bench{i}" for i in range(users)]
         code = (
             "from django.contrib.auth import get_user_model\n"
-            "from accounts.services.api_tokens import api_token_issue\n"
+            "from knox.models import AuthToken\n"
             "U = get_user_model()\n"
             f"for name in {names!r}:\n"
             "    u, _ = U.objects.get_or_create(username=name)\n"
-            "    print(api_token_issue(user=u).token)\n"
+            "    print(AuthToken.objects.create(user=u)[1])\n"
         )
         return self.run("shell", "-v", "0", "-c", code).split()
 
@@ -188,9 +194,11 @@ class Stack:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def api(method: str, path: str, token: str, body: dict | None = None) -> dict:
+def api(
+    method: str, path: str, token: str, body: dict | None = None, *, base: str | None = None
+) -> dict:
     req = urllib.request.Request(
-        BASE + path,
+        (base or BASE) + path,
         method=method,
         data=json.dumps(body).encode() if body is not None else None,
         headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
@@ -220,7 +228,9 @@ print(json.dumps({{
 """
 
 
-def submit_and_wait(token: str, poll: float = 0.02) -> tuple[float, dict]:
+def submit_and_wait(
+    token: str, poll: float = 0.02, *, base: str | None = None
+) -> tuple[float, dict]:
     """(wall-clock time the POST was sent, the final submission)."""
     t0 = time.time()
     sub = api(
@@ -228,10 +238,11 @@ def submit_and_wait(token: str, poll: float = 0.02) -> tuple[float, dict]:
         "/api/submissions/",
         token,
         {"exercise": "scaled-dot-product-attention", "code": CORRECT},
+        base=base,
     )
     while sub["status"] not in FINAL:
         time.sleep(poll)
-        sub = api("GET", sub["url"], token)
+        sub = api("GET", sub["url"], token, base=base)
     return t0, sub
 
 
@@ -256,6 +267,38 @@ def final_counter(database_url: str, ids: list[int]) -> Iterator[Callable[[], in
         yield lambda: int(conn.execute(sql, params).fetchone()[0])
     finally:
         conn.close()
+
+
+def burst_run(
+    stack: Stack, tokens: list[str], *, n: int, clients: int, base: str | None = None
+) -> tuple[list[int], float]:
+    """Submit ``n`` at once from ``clients`` threads, the accounts in turn, and wait until each
+    has its verdict: (the ids, the seconds until the last was accepted)."""
+    ids: list[int] = []
+    lock = threading.Lock()
+    t0 = time.perf_counter()
+
+    def one(i: int) -> None:
+        sub = api(
+            "POST",
+            "/api/submissions/",
+            tokens[i % len(tokens)],
+            {"exercise": "scaled-dot-product-attention", "code": CORRECT},
+            base=base,
+        )
+        with lock:
+            ids.append(sub["id"])
+
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(one, range(n)))
+    accepted = time.perf_counter() - t0
+    deadline = time.monotonic() + 600
+    # Polled with one SQL count on a connection of our own: a `manage.py shell` per poll
+    # (Django's start-up, twice a second) took a third of a core from the graders.
+    with final_counter(stack.env["DATABASE_URL"], ids) as finished:
+        while finished() < len(ids) and time.monotonic() < deadline:
+            time.sleep(0.5)
+    return ids, accepted
 
 
 # Run in `manage.py shell`: when each row's verdict was stored (epoch seconds).
@@ -407,29 +450,7 @@ def main() -> None:
         before = stack.run("shell", "-v", "0", "-c", PG_WRITES).split() if on_pg else None
         cpu_before, self_before = cpu_by_part(stack), cpu_self()
         waited_share(pressure)  # from now
-        ids: list[int] = []
-        lock = threading.Lock()
-        t0 = time.perf_counter()
-
-        def one(i: int) -> None:
-            sub = api(
-                "POST",
-                "/api/submissions/",
-                tokens[i % len(tokens)],
-                {"exercise": "scaled-dot-product-attention", "code": CORRECT},
-            )
-            with lock:
-                ids.append(sub["id"])
-
-        with ThreadPoolExecutor(args.clients) as pool:
-            list(pool.map(one, range(args.burst)))
-        accepted = time.perf_counter() - t0
-        deadline = time.monotonic() + 600
-        # Polled with one SQL count on a connection of our own: a `manage.py shell` per poll
-        # (Django's start-up, twice a second) took a third of a core from the graders.
-        with final_counter(stack.env["DATABASE_URL"], ids) as finished:
-            while finished() < len(ids) and time.monotonic() < deadline:
-                time.sleep(0.5)
+        ids, accepted = burst_run(stack, tokens, n=args.burst, clients=args.clients)
         cpu_after, self_after = cpu_by_part(stack), cpu_self()
         burst_waited = waited_share(pressure)
         stats = json.loads(stack.run("shell", "-v", "0", "-c", BURST_STATS.format(ids=ids)))

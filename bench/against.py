@@ -1,0 +1,136 @@
+"""This tree against another commit's, in one run: what a user feels, before and after a change.
+
+    git worktree add ../before <commit> && ln -s "$PWD/.venv" ../before/.venv    (once)
+    .venv/bin/python -m bench.against ../before [--idle 100] [--burst 200] [--rounds 2]
+
+Starts both trees' whole stacks side by side (bench/pipeline.py's Stack: their own ports, Redis
+and SQLite files, DEBUG off), then gives them turns, so the machine's drift (its speed moves by
+tens of percent within minutes, more than most changes move a figure) falls on both alike:
+- at idle, one submission to each in turn (ABBA order), ``--idle`` each: HTTP submit -> stored
+  verdict (p50, p95) and, from the rows, received -> claim and claim -> verdict (p50);
+- bursts of ``--burst``, in turn (ABBA), ``--rounds`` each: verdicts per second and the web's
+  CPU a verdict.
+Prints each figure for both trees and this tree's over the other's. A stack waiting for its turn
+costs next to nothing (its worker waits on Redis). Needs what bench/pipeline.py needs: root, an
+idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+from bench.common import ROOT, load, pct
+from bench.pipeline import BURST_STATS, STORED_AT, Stack, burst_run, cpu_by_part, submit_and_wait
+
+# Ports of their own: bench/pipeline.py may have a stack up on its defaults.
+PORTS = {"before": (8766, 6395), "after": (8767, 6396)}
+
+
+def _idle(stacks: dict[str, Stack], tokens: dict[str, str], n: int) -> dict[str, dict]:
+    """Submissions one at a time, the trees in turn (ABBA): each tree's submit -> stored,
+    received -> claim and claim -> verdict, in seconds."""
+    sent: dict[str, dict[int, float]] = {name: {} for name in stacks}
+    names = list(stacks)
+    for i in range(n):
+        for name in names if i % 2 == 0 else names[::-1]:
+            stack = stacks[name]
+            at, sub = submit_and_wait(tokens[name], base=f"http://127.0.0.1:{stack.web_port}")
+            sent[name][sub["id"]] = at
+    figures = {}
+    for name, stack in stacks.items():
+        ids = list(sent[name])
+        stored = json.loads(stack.run("shell", "-v", "0", "-c", STORED_AT.format(ids=ids)))
+        rows = json.loads(stack.run("shell", "-v", "0", "-c", BURST_STATS.format(ids=ids)))
+        figures[name] = {
+            "total": [stored[str(pk)] - at for pk, at in sent[name].items()],
+            "wait": rows["wait"],
+            "work": rows["work"],
+        }
+    return figures
+
+
+def _burst(stack: Stack, tokens: list[str], n: int, clients: int) -> tuple[float, float, float]:
+    """One burst: (verdicts per second, the web's CPU a verdict, all the stack's CPU a verdict),
+    CPU in milliseconds."""
+    before = cpu_by_part(stack)
+    ids, _ = burst_run(
+        stack, tokens, n=n, clients=clients, base=f"http://127.0.0.1:{stack.web_port}"
+    )
+    after = cpu_by_part(stack)
+    stats = json.loads(stack.run("shell", "-v", "0", "-c", BURST_STATS.format(ids=ids)))
+    if stats["final"] != len(ids) or stats["twice"]:
+        raise SystemExit(f"{stack.root}: {stats['final']}/{len(ids)} final, {stats['twice']} twice")
+    used = {part: (after[part] - before[part]) * 1e3 / len(ids) for part in after}
+    mine = sum(ms for part, ms in used.items() if part != "postgresql")
+    return stats["final"] / (stats["last"] - stats["first"]), used["web (gunicorn)"], mine
+
+
+def _row(what: str, before: float, after: float, unit: str) -> str:
+    return f"  {what:<38} {before:8.2f} {after:8.2f} {unit:<10} {after / before:6.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before", type=Path, help="the other tree (a git worktree)")
+    parser.add_argument("--idle", type=int, default=100, help="submissions at idle, each tree")
+    parser.add_argument("--burst", type=int, default=200, help="submissions in one burst")
+    parser.add_argument("--rounds", type=int, default=2, help="bursts, each tree")
+    parser.add_argument("--clients", type=int, default=16, help="threads submitting a burst")
+    parser.add_argument("--users", type=int, default=200, help="accounts a burst comes from")
+    args = parser.parse_args()
+    if not (args.before / "manage.py").exists():
+        raise SystemExit(f"{args.before}: not a tree of this project (no manage.py)")
+
+    roots = {"before": args.before.resolve(), "after": ROOT}
+    stacks = {
+        name: Stack(2, root=root, web_port=PORTS[name][0], redis_port=PORTS[name][1])
+        for name, root in roots.items()
+    }
+    try:
+        for stack in stacks.values():
+            stack.start()
+        tokens = {name: stack.tokens(max(args.users, 1)) for name, stack in stacks.items()}
+        print(f"before: {roots['before']}\nafter:  {roots['after']}")
+        print(f"load average at the start: {load()} (2 cores)")
+        for name, stack in stacks.items():  # warm: the first grades fill caches and the zygote
+            for _ in range(5):
+                submit_and_wait(tokens[name][0], base=f"http://127.0.0.1:{stack.web_port}")
+
+        idle = _idle(stacks, {name: t[0] for name, t in tokens.items()}, args.idle)
+        print(f"\n{'':40} {'before':>8} {'after':>8} {'':10} {'after/before':>6}")
+        print(f"at idle, {args.idle} submissions each, in turn")
+        for what, key, q in (
+            ("HTTP submit -> stored verdict, p50", "total", 50),
+            ("HTTP submit -> stored verdict, p95", "total", 95),
+            ("received -> claim (the rows), p50", "wait", 50),
+            ("claim -> verdict (the rows), p50", "work", 50),
+        ):
+            b, a = (pct(idle[name][key], q) * 1e3 for name in ("before", "after"))
+            print(_row(what, b, a, "ms"))
+
+        bursts: dict[str, list[tuple[float, float, float]]] = {name: [] for name in stacks}
+        names = list(stacks)
+        for r in range(args.rounds):
+            for name in names if r % 2 == 0 else names[::-1]:
+                bursts[name].append(_burst(stacks[name], tokens[name], args.burst, args.clients))
+        print(f"bursts of {args.burst}, {args.rounds} each, in turn (medians)")
+        for what, i, unit in (
+            ("verdicts per second", 0, "/s"),
+            ("web CPU a verdict", 1, "ms"),
+            ("the stack's CPU a verdict", 2, "ms"),
+        ):
+            b, a = (statistics.median(x[i] for x in bursts[name]) for name in ("before", "after"))
+            print(_row(what, b, a, unit))
+        for name in names:
+            print(f"  {name}, each round: " + ", ".join(f"{x[0]:.1f}/s" for x in bursts[name]))
+        print(f"\nload average at the end: {load()}")
+    finally:
+        for stack in stacks.values():
+            stack.stop()
+
+
+if __name__ == "__main__":
+    main()
