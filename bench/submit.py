@@ -11,7 +11,10 @@ real). Prints, for a submit and for the baseline, the same user's poll of a subm
 - Python function calls per request (cProfile): exact, whatever the machine does;
 - with --instructions, the instructions per request counted by valgrind's callgrind (the
   difference between a run of 40 and one of 10 requests, so start-up cancels out):
-  repeatable to about 2% and blind to the machine's speed, but about 3 minutes a side.
+  repeatable to about 2% and blind to the machine's speed, but about 3 minutes a side;
+- with --reads, each read a submit makes, through the ORM as the code makes it against the same
+  statement written out and run on the same connection (docs/decisions/0010-the-orm-on-the-
+  submit.md): time (the lowest of seven rounds) and Python calls a read.
 Prints the load average at the start and the end.
 """
 
@@ -29,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import timeit
 from collections.abc import Callable
 from pathlib import Path
 
@@ -112,6 +116,98 @@ def _requests(*, migrate: bool = True) -> dict[str, Callable[[int], None]]:
     }
 
 
+def _reads() -> None:
+    """Each read of a submit behind a waiting queue (the requests above left one), as the code
+    makes it through the ORM and as one statement written out, on the same connection."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.utils import timezone
+    from knox.crypto import hash_token
+    from knox.models import get_token_model
+
+    from accounts.authentication import TokenAuthentication
+    from grader.models import Exercise, Submission
+    from grader.selectors.exercises import exercise_get_submittable
+    from grader.services import submitting
+
+    token_model, user_model = get_token_model(), get_user_model()
+    token = token_model.objects.create(user=user_model.objects.get(username="bench0"))[1]
+    user_id = user_model.objects.get(username="bench0").pk
+    now = timezone.now()
+    since = now - timedelta(seconds=settings.GRADER_FAIR_SHARE_WINDOW_SECONDS)
+    slug = "scaled-dot-product-attention"
+    t, u = token_model._meta.db_table, user_model._meta.db_table
+    waiting = sorted(Submission.WAITING_STATUSES)
+
+    def sql(statement: str, params: list) -> Callable[[], object]:
+        def run() -> object:
+            with connection.cursor() as cursor:
+                cursor.execute(statement, params)
+                return cursor.fetchall()
+
+        return run
+
+    reads = {
+        "the token with its user": (
+            lambda: TokenAuthentication().authenticate_credentials(token.encode()),
+            sql(
+                f"SELECT * FROM {t} JOIN {u} ON {u}.id = {t}.user_id WHERE {t}.digest = %s",
+                [hash_token(token)],
+            ),
+        ),
+        "the exercise": (
+            lambda: exercise_get_submittable(slug=slug),
+            sql(
+                f"SELECT id, is_published, starter_code, updated_at FROM "
+                f"{Exercise._meta.db_table} WHERE slug = %s",
+                [slug],
+            ),
+        ),
+        "the user's recent rows": (
+            lambda: submitting._recent(Submission.objects.filter(user_id=user_id), now=now),
+            sql(
+                "SELECT id, status, started_at, finished_at FROM grader_submission WHERE "
+                "user_id = %s AND (finished_at >= %s OR finished_at IS NULL)",
+                [
+                    user_id,
+                    since,
+                ],
+            ),
+        ),
+        "the queue's two counts": (
+            lambda: submitting._waiting_and_ahead(priority=0, now=now),
+            lambda: (
+                sql("SELECT COUNT(*) FROM grader_submission WHERE status IN (%s, %s)", waiting)(),
+                sql(
+                    "SELECT COUNT(*) FROM grader_submission WHERE status = %s AND "
+                    "(priority < %s OR (priority = %s AND queued_at < %s))",
+                    ["queued", 0, 0, now],
+                )(),
+            ),
+        ),
+    }
+    print("\neach read of a submit behind a waiting queue: the ORM as the code makes it, the")
+    print("same statement written out (lowest of seven rounds of 200; Python calls a read)")
+    for name, pair in reads.items():
+        cells = []
+        for read in pair:
+            for _ in range(50):
+                read()
+            best = min(timeit.repeat(read, number=200, repeat=7)) / 200
+            profile = cProfile.Profile()
+            profile.runcall(lambda read=read: [read() for _ in range(100)])
+            calls = pstats.Stats(profile).total_calls / 100  # type: ignore[attr-defined]
+            cells.append((best, calls))
+        (orm, orm_calls), (raw, raw_calls) = cells
+        print(
+            f"  {name:<26} ORM {orm * 1e6:6.0f} us {orm_calls:6.0f} calls   "
+            f"written out {raw * 1e6:5.0f} us {raw_calls:5.0f} calls"
+        )
+
+
 def _counted(kind: str, n: int) -> None:
     """Run under callgrind by --instructions: ``n`` requests of ``kind`` after the set-up, on a
     copy of the parent's database (migrating under callgrind took minutes)."""
@@ -151,6 +247,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--per-round", type=int, default=200)
     parser.add_argument("--instructions", action="store_true", help="also count with callgrind")
+    parser.add_argument("--reads", action="store_true", help="also time each read, ORM vs SQL")
     parser.add_argument("--counted", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -203,6 +300,8 @@ def main() -> int:
         if instructions is not None and base[3]:
             ratios += f", instructions {instructions / base[3]:.2f}x"
         print(f"a submit costs the baseline's {ratios}")
+        if args.reads:
+            _reads()
     finally:
         redis.terminate()
         redis.wait(10)
