@@ -7,6 +7,7 @@ from django.test import Client
 
 from grader.models import Submission
 from grader.services import submitting as services
+from grader.views import submissions as views
 from tests.factories import exercise_get, submission_create, user_create
 from tests.pipeline.stack import golden
 
@@ -59,6 +60,18 @@ def test_htmx_submit_returns_the_result_fragment() -> None:
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html
     assert 'data-status="queued"' in html and "hx-trigger" in html
+
+
+def test_the_submits_panel_polls_soon_once_unless_others_wait_ahead() -> None:
+    c = login("ann")
+    html = c.post(f"/exercises/{SLUG}/submit/", {"code": CORRECT}, HTTP_HX_REQUEST="true")
+    assert f'hx-trigger="every {views.POLL_FIRST}"' in html.content.decode()
+    mine = Submission.objects.get()
+    again = c.get(f"/submissions/{mine.pk}/status/").content.decode()
+    assert f'hx-trigger="every {views.POLL_INTERVAL}"' in again
+    behind = login("bob")
+    html = behind.post(f"/exercises/{SLUG}/submit/", {"code": CORRECT}, HTTP_HX_REQUEST="true")
+    assert f'hx-trigger="every {views.POLL_INTERVAL}"' in html.content.decode()
 
 
 def test_htmx_rejection_shows_the_message() -> None:
