@@ -9,7 +9,9 @@ tens of percent within minutes, more than most changes move a figure) falls on b
 - at idle, one submission to each in turn (ABBA order), ``--idle`` each: HTTP submit -> stored
   verdict (p50, p95) and, from the rows, received -> claim and claim -> verdict (p50);
 - bursts of ``--burst``, in turn (ABBA), ``--rounds`` each: verdicts per second and the web's
-  CPU a verdict.
+  CPU a verdict;
+- with ``--page N``, what a student feels: in Debian's Chromium, logged in on the exercise's
+  page, from the click on Submit until the panel shows the verdict, N each, in turn (ABBA).
 Prints each figure for both trees and this tree's over the other's. A stack waiting for its turn
 costs next to nothing (its worker waits on Redis). Needs what bench/pipeline.py needs: root, an
 idle machine.
@@ -20,13 +22,22 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import time
 from pathlib import Path
 
-from bench.common import ROOT, load, pct
+from bench.common import CORRECT, ROOT, load, pct
 from bench.pipeline import BURST_STATS, STORED_AT, Stack, burst_run, cpu_by_part, submit_and_wait
 
 # Ports of their own: bench/pipeline.py may have a stack up on its defaults.
 PORTS = {"before": (8766, 6395), "after": (8767, 6396)}
+PAGE_USER, PAGE_PASSWORD = "bench-page", "bench-page-password-0123"
+PAGE_USER_CREATE = f"""
+from django.contrib.auth import get_user_model
+u, _ = get_user_model().objects.get_or_create(username={PAGE_USER!r})
+u.set_password({PAGE_PASSWORD!r})
+u.save()
+"""
+EXERCISE_PAGE = "/exercises/scaled-dot-product-attention/"
 
 
 def _idle(stacks: dict[str, Stack], tokens: dict[str, str], n: int) -> dict[str, dict]:
@@ -68,6 +79,42 @@ def _burst(stack: Stack, tokens: list[str], n: int, clients: int) -> tuple[float
     return stats["final"] / (stats["last"] - stats["first"]), used["web (gunicorn)"], mine
 
 
+def _page(stacks: dict[str, Stack], n: int) -> dict[str, list[float]]:
+    """From the click on Submit to the verdict on the page, in a real browser, the trees in
+    turn (ABBA): seconds."""
+    from playwright.sync_api import sync_playwright
+
+    felt: dict[str, list[float]] = {name: [] for name in stacks}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium")
+        tabs = {}
+        for name, stack in stacks.items():
+            stack.run("shell", "-v", "0", "-c", PAGE_USER_CREATE)
+            tab = browser.new_page(base_url=f"http://127.0.0.1:{stack.web_port}")
+            tab.goto("/accounts/login/")
+            tab.get_by_label("Username").fill(PAGE_USER)
+            tab.get_by_label("Password").fill(PAGE_PASSWORD)
+            tab.locator("main form button[type=submit]").click()
+            tab.wait_for_load_state()
+            tab.goto(EXERCISE_PAGE)
+            tab.locator("#editor").wait_for()
+            tab.evaluate("code => window.codeEditor.setValue(code, 1)", CORRECT)
+            tabs[name] = tab
+        names = list(stacks)
+        for i in range(n + 2):  # the first two of each warm the page's caches
+            for name in names if i % 2 == 0 else names[::-1]:
+                tab = tabs[name]
+                panel = tab.locator("#result [data-status]")
+                last = panel.get_attribute("id") if panel.count() else "none"
+                t = time.perf_counter()
+                tab.locator("#submit-button").click()
+                tab.wait_for_selector(f'#result [data-status="passed"]:not(#{last})')
+                if i >= 2:
+                    felt[name].append(time.perf_counter() - t)
+        browser.close()
+    return felt
+
+
 def _row(what: str, before: float, after: float, unit: str) -> str:
     return f"  {what:<38} {before:8.2f} {after:8.2f} {unit:<10} {after / before:6.2f}"
 
@@ -80,6 +127,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="bursts, each tree")
     parser.add_argument("--clients", type=int, default=16, help="threads submitting a burst")
     parser.add_argument("--users", type=int, default=200, help="accounts a burst comes from")
+    parser.add_argument("--page", type=int, default=0, help="submissions in a browser, each tree")
     args = parser.parse_args()
     if not (args.before / "manage.py").exists():
         raise SystemExit(f"{args.before}: not a tree of this project (no manage.py)")
@@ -126,6 +174,12 @@ def main() -> None:
             print(_row(what, b, a, unit))
         for name in names:
             print(f"  {name}, each round: " + ", ".join(f"{x[0]:.1f}/s" for x in bursts[name]))
+        if args.page:
+            felt = _page(stacks, args.page)
+            print(f"in a browser, {args.page} submissions each, in turn: click -> verdict shown")
+            for what, q in (("p50", 50), ("p95", 95)):
+                b, a = (pct(felt[name], q) * 1e3 for name in ("before", "after"))
+                print(_row(f"click on Submit -> verdict on the page, {what}", b, a, "ms"))
         print(f"\nload average at the end: {load()}")
     finally:
         for stack in stacks.values():
