@@ -47,8 +47,7 @@ def _idle(stacks: dict[str, Stack], tokens: dict[str, str], n: int) -> dict[str,
     names = list(stacks)
     for i in range(n):
         for name in names if i % 2 == 0 else names[::-1]:
-            stack = stacks[name]
-            at, sub = submit_and_wait(tokens[name], base=f"http://127.0.0.1:{stack.web_port}")
+            at, sub = submit_and_wait(tokens[name], base=stacks[name].base)
             sent[name][sub["id"]] = at
     figures = {}
     for name, stack in stacks.items():
@@ -67,16 +66,14 @@ def _burst(stack: Stack, tokens: list[str], n: int, clients: int) -> tuple[float
     """One burst: (verdicts per second, the web's CPU a verdict, all the stack's CPU a verdict),
     CPU in milliseconds."""
     before = cpu_by_part(stack)
-    ids, _ = burst_run(
-        stack, tokens, n=n, clients=clients, base=f"http://127.0.0.1:{stack.web_port}"
-    )
+    ids, _ = burst_run(stack, tokens, n=n, clients=clients, base=stack.base)
     after = cpu_by_part(stack)
     stats = json.loads(stack.run("shell", "-v", "0", "-c", BURST_STATS.format(ids=ids)))
     if stats["final"] != len(ids) or stats["twice"]:
         raise SystemExit(f"{stack.root}: {stats['final']}/{len(ids)} final, {stats['twice']} twice")
     used = {part: (after[part] - before[part]) * 1e3 / len(ids) for part in after}
-    mine = sum(ms for part, ms in used.items() if part != "postgresql")
-    return stats["final"] / (stats["last"] - stats["first"]), used["web (gunicorn)"], mine
+    whole = sum(ms for part, ms in used.items() if part != "postgresql")
+    return stats["final"] / (stats["last"] - stats["first"]), used["web (gunicorn)"], whole
 
 
 def _page(stacks: dict[str, Stack], n: int) -> dict[str, list[float]]:
@@ -90,7 +87,7 @@ def _page(stacks: dict[str, Stack], n: int) -> dict[str, list[float]]:
         tabs = {}
         for name, stack in stacks.items():
             stack.run("shell", "-v", "0", "-c", PAGE_USER_CREATE)
-            tab = browser.new_page(base_url=f"http://127.0.0.1:{stack.web_port}")
+            tab = browser.new_page(base_url=stack.base)
             tab.goto("/accounts/login/")
             tab.get_by_label("Username").fill(PAGE_USER)
             tab.get_by_label("Password").fill(PAGE_PASSWORD)
@@ -145,7 +142,7 @@ def main() -> None:
         print(f"load average at the start: {load()} (2 cores)")
         for name, stack in stacks.items():  # warm: the first grades fill caches and the zygote
             for _ in range(5):
-                submit_and_wait(tokens[name][0], base=f"http://127.0.0.1:{stack.web_port}")
+                submit_and_wait(tokens[name][0], base=stack.base)
 
         idle = _idle(stacks, {name: t[0] for name, t in tokens.items()}, args.idle)
         print(f"\n{'':40} {'before':>8} {'after':>8} {'':10} {'after/before':>6}")

@@ -93,6 +93,11 @@ class Stack:
         self.workers = workers
         self.procs: list[subprocess.Popen[bytes]] = []
 
+    @property
+    def base(self) -> str:
+        """Where its web listens: the address api() and submit_and_wait() take as ``base``."""
+        return f"http://127.0.0.1:{self.web_port}"
+
     def run(self, *args: str) -> str:
         return subprocess.run(
             [self.python, "manage.py", *args],

@@ -134,12 +134,13 @@ def _reads() -> None:
     from grader.services import submitting
 
     token_model, user_model = get_token_model(), get_user_model()
-    token = token_model.objects.create(user=user_model.objects.get(username="bench0"))[1]
-    user_id = user_model.objects.get(username="bench0").pk
+    user = user_model.objects.get(username="bench0")
+    token = token_model.objects.create(user=user)[1]
     now = timezone.now()
     since = now - timedelta(seconds=settings.GRADER_FAIR_SHARE_WINDOW_SECONDS)
     slug = "scaled-dot-product-attention"
     t, u = token_model._meta.db_table, user_model._meta.db_table
+    e, sub = Exercise._meta.db_table, Submission._meta.db_table
     waiting = sorted(Submission.WAITING_STATUSES)
 
     def sql(statement: str, params: list) -> Callable[[], object]:
@@ -161,28 +162,24 @@ def _reads() -> None:
         "the exercise": (
             lambda: exercise_get_submittable(slug=slug),
             sql(
-                f"SELECT id, is_published, starter_code, updated_at FROM "
-                f"{Exercise._meta.db_table} WHERE slug = %s",
+                f"SELECT id, is_published, starter_code, updated_at FROM {e} WHERE slug = %s",
                 [slug],
             ),
         ),
         "the user's recent rows": (
-            lambda: submitting._recent(Submission.objects.filter(user_id=user_id), now=now),
+            lambda: submitting._recent(Submission.objects.filter(user_id=user.pk), now=now),
             sql(
-                "SELECT id, status, started_at, finished_at FROM grader_submission WHERE "
+                f"SELECT id, status, started_at, finished_at FROM {sub} WHERE "
                 "user_id = %s AND (finished_at >= %s OR finished_at IS NULL)",
-                [
-                    user_id,
-                    since,
-                ],
+                [user.pk, since],
             ),
         ),
         "the queue's two counts": (
             lambda: submitting._waiting_and_ahead(priority=0, now=now),
             lambda: (
-                sql("SELECT COUNT(*) FROM grader_submission WHERE status IN (%s, %s)", waiting)(),
+                sql(f"SELECT COUNT(*) FROM {sub} WHERE status IN (%s, %s)", waiting)(),
                 sql(
-                    "SELECT COUNT(*) FROM grader_submission WHERE status = %s AND "
+                    f"SELECT COUNT(*) FROM {sub} WHERE status = %s AND "
                     "(priority < %s OR (priority = %s AND queued_at < %s))",
                     ["queued", 0, 0, now],
                 )(),
